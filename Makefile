@@ -1,0 +1,67 @@
+# The Executable Transformer. `make help` lists the targets.
+#
+# With no virtual environment active, every target first creates .venv and
+# installs requirements.txt and the package (editable) into it. With one
+# active, it installs into that one instead.
+
+SHELL      := /bin/bash
+PYTHON     ?= python3
+VENV       ?= .venv
+BUILDDIR   ?= _build
+SPHINXOPTS ?= -n -W --keep-going -j auto
+PYTESTOPTS ?=
+
+ifdef VIRTUAL_ENV
+ENVDIR := $(VIRTUAL_ENV)
+else
+ENVDIR := $(CURDIR)/$(VENV)
+endif
+BIN   := $(ENVDIR)/bin
+STAMP := $(ENVDIR)/.executable-transformer-installed
+
+# Kernels use this environment's python3 kernelspec, not one in ~/.local.
+export JUPYTER_PREFER_ENV_PATH := 1
+# Python 3.11's frozen modules make the debugger warn at every kernel start.
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+
+.DEFAULT_GOAL := help
+.PHONY: help setup html test test-fast livehtml serve clean clean-html distclean
+
+help: ## List the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-11s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+setup: $(STAMP) ## Create .venv (if no venv is active) and install everything
+
+$(STAMP): requirements.txt pyproject.toml
+ifndef VIRTUAL_ENV
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+endif
+	$(BIN)/python -m pip install --disable-pip-version-check -r requirements.txt -e .
+	@touch $@
+
+html: setup ## Build the book into _build/html (runs changed chapters)
+	$(BIN)/sphinx-build -M html book $(BUILDDIR) -c . $(SPHINXOPTS)
+
+test: setup ## Run the whole test suite, book build and browser tests included
+	$(BIN)/python -m pytest $(PYTESTOPTS)
+
+test-fast: setup ## Run the unit tests only (no book build, no browser)
+	$(BIN)/python -m pytest -m "not slow and not browser" $(PYTESTOPTS)
+
+livehtml: setup ## Rebuild and reload the book in a browser as you edit
+	$(BIN)/sphinx-autobuild book $(BUILDDIR)/html -c . $(filter-out -W,$(SPHINXOPTS)) \
+	  --watch code/transformer --watch conf.py --host 127.0.0.1
+
+serve: ## Preview the built book at http://127.0.0.1:8000
+	@test -f $(BUILDDIR)/html/index.html || { echo "Run 'make html' first."; exit 1; }
+	$(PYTHON) -m http.server 8000 --bind 127.0.0.1 --directory $(BUILDDIR)/html
+
+clean-html: ## Remove the built site but keep the execution cache
+	find $(BUILDDIR) -mindepth 1 -maxdepth 1 ! -name .jupyter_cache -exec rm -rf {} + 2>/dev/null || true
+
+clean: ## Remove everything built, the execution cache included
+	rm -rf $(BUILDDIR) .pytest_cache .hypothesis
+	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
+
+distclean: clean ## Also remove .venv
+	rm -rf $(VENV)

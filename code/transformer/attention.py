@@ -1,0 +1,86 @@
+"""Scaled dot-product attention, the one operation every other module builds on."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+from ._checks import check_mask, check_probability, check_tensor, shape_str
+
+
+def scaled_dot_product_attention(
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    mask: torch.Tensor | None = None,
+    dropout_p: float = 0.0,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Compute softmax(Q Kᵀ / √d_k) V and return the output with its weights.
+
+    Args:
+        query: Queries, one row per position that asks.
+        key: Keys, one row per position that can be looked at.
+        value: Values, one row per key position.
+        mask: Optional boolean mask, ``True`` = may attend, ``False`` =
+            blocked. It must broadcast to ``(..., L, S)``. A query whose row
+            is entirely ``False`` gets zero weights and a zero output, never
+            NaN.
+        dropout_p: Probability of zeroing an attention weight. Applied
+            whenever it is positive, so pass ``0.0`` in evaluation.
+
+    Returns:
+        A pair ``(output, weights)``.
+
+    Shape:
+        - query: ``(..., L, d_k)``
+        - key: ``(..., S, d_k)``
+        - value: ``(..., S, d_v)``
+        - mask: broadcastable to ``(..., L, S)``
+        - output: ``(..., L, d_v)``
+        - weights: ``(..., L, S)``; each row sums to one, or to zero when
+          fully masked.
+
+    Raises:
+        TypeError: If an input is not a tensor, or ``mask`` is not boolean.
+        ValueError: If the shapes do not fit together.
+    """
+    check_tensor("query", query, min_ndim=2, expected="(..., L, d_k)")
+    check_tensor("key", key, min_ndim=2, expected="(..., S, d_k)")
+    check_tensor("value", value, min_ndim=2, expected="(..., S, d_v)")
+    dropout_p = check_probability("dropout_p", dropout_p)
+    if key.shape[-1] != query.shape[-1]:
+        raise ValueError(
+            f"key must have the same last dimension d_k as query: expected (..., S, "
+            f"{query.shape[-1]}), got key shape {shape_str(key.shape)}"
+        )
+    if value.shape[-2] != key.shape[-2]:
+        raise ValueError(
+            f"value must have one row per key position: expected (..., {key.shape[-2]}, d_v), "
+            f"got value shape {shape_str(value.shape)}"
+        )
+    try:
+        batch = torch.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
+    except RuntimeError:
+        raise ValueError(
+            "query, key and value must have broadcastable leading dimensions, got shapes "
+            f"{shape_str(query.shape)}, {shape_str(key.shape)}, {shape_str(value.shape)}"
+        ) from None
+    L, S = query.shape[-2], key.shape[-2]
+
+    d_k = query.shape[-1]
+    scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)  # (..., L, S)
+    if mask is not None:
+        check_mask("mask", mask, (*batch, L, S), "(..., L, S)")
+        scores = scores.masked_fill(~mask, float("-inf"))
+        # A row with no key to look at would be softmax(all -inf) = NaN.
+        # Give it finite scores here and zero weights below.
+        scores = scores.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
+    weights = torch.softmax(scores, dim=-1)  # (..., L, S)
+    if mask is not None:
+        weights = weights.masked_fill(~mask, 0.0)
+    if dropout_p > 0.0:
+        weights = F.dropout(weights, p=dropout_p)
+    output = weights @ value  # (..., L, d_v)
+    return output, weights

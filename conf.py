@@ -1,0 +1,67 @@
+"""Sphinx configuration of The Executable Transformer.
+
+Build with ``make html`` (or ``sphinx-build -M html book _build -c .``).
+Paths here resolve from this folder (the repository root); note that
+``exclude_patterns`` resolves from ``book/``, the source folder.
+"""
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+
+# -- Project ------------------------------------------------------------------
+project = "The Executable Transformer"
+author = "The Executable Transformer contributors"
+copyright = "2026, The Executable Transformer contributors"
+language = "en"
+
+# -- Extensions ---------------------------------------------------------------
+extensions = [
+    "myst_nb",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",
+    "sphinx_togglebutton",
+    "sphinx_exercise",
+    "offline_mathjax",  # MathJax 3 served from _static, no CDN
+    "package_cache",  # re-run chapters when code/transformer changes
+    "notebook_download",  # .ipynb in every chapter's download menu
+]
+
+exclude_patterns = ["_ext", "_static", "_templates", "**.ipynb_checkpoints", "jupyter_execute"]
+nitpicky = True
+
+# -- MyST and notebook execution ------------------------------------------------
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
+myst_heading_anchors = 3
+
+nb_execution_mode = "cache"
+nb_execution_raise_on_error = True
+nb_execution_show_tb = True
+nb_execution_timeout = 300
+nb_merge_streams = True
+# The default loads require.js and the widget manager from CDNs; no page needs them.
+nb_ipywidgets_js = {}
+package_cache_watch = "code/transformer"
+
+# -- API reference (autodoc + napoleon) -----------------------------------------
+autodoc_member_order = "bysource"
+autodoc_typehints = "description"
+napoleon_google_docstring = True
+napoleon_numpy_docstring = False
+napoleon_use_rtype = False
+
+# -- HTML ---------------------------------------------------------------------
+html_theme = "sphinx_book_theme"
+html_title = project
+html_static_path = ["book/_static"]
+html_css_files = ["book.css"]
+html_show_sourcelink = True
+html_copy_source = True
+html_theme_options = {
+    "use_download_button": True,
+    "use_fullscreen_button": False,
+    "show_toc_level": 2,
+    "home_page_in_toc": True,
+}

@@ -1,0 +1,70 @@
+"""A change to code/transformer/ must re-execute the chapters on the next build.
+
+This builds a one-chapter copy of the book in a temporary folder, with the
+real conf.py and extensions and a copy of the package, three times: once,
+again unchanged (outputs come from the cache), and after a one-line change
+to the package (the chapter runs again).
+"""
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+pytestmark = pytest.mark.slow
+
+CHAPTER = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# Probe
+
+```{code-cell} ipython3
+import uuid
+print("run id:", uuid.uuid4().hex)
+```
+"""
+
+
+def _build(project: Path) -> str:
+    cmd = [sys.executable, "-m", "sphinx", "-M", "html", str(project / "book"),
+           str(project / "_build"), "-c", str(project), "-n", "-W", "--keep-going", "-q"]
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    page = (project / "_build" / "html" / "probe.html").read_text()
+    return re.search(r"run id: ([0-9a-f]{32})", page).group(1)
+
+
+def test_package_change_reexecutes_chapters(tmp_path):
+    shutil.copy(ROOT / "conf.py", tmp_path / "conf.py")
+    for folder in ["_ext", "_static"]:
+        shutil.copytree(ROOT / "book" / folder, tmp_path / "book" / folder,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "code" / "transformer", tmp_path / "code" / "transformer",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "book" / "index.md").write_text("# Index\n\n```{toctree}\nprobe\n```\n")
+    (tmp_path / "book" / "probe.md").write_text(CHAPTER)
+
+    first = _build(tmp_path)
+    assert _build(tmp_path) == first, "an unchanged book must reuse the cached outputs"
+
+    module = tmp_path / "code" / "transformer" / "masks.py"
+    module.write_text(module.read_text() + "# a one-line change\n")
+    third = _build(tmp_path)
+    assert third != first, "the chapter was not re-executed after the package changed"
+
+    caches = list((tmp_path / "_build" / ".jupyter_cache").iterdir())
+    assert len(caches) == 1, "the stale execution cache was not removed"
+    assert _build(tmp_path) == third
