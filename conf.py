@@ -5,6 +5,7 @@ Paths here resolve from this folder (the repository root); note that
 ``exclude_patterns`` resolves from ``book/``, the source folder.
 """
 
+import os
 import sys
 from pathlib import Path
 
@@ -16,6 +17,12 @@ project = "The Executable Transformer"
 author = "The Executable Transformer contributors"
 copyright = "2026, The Executable Transformer contributors"
 language = "en"
+
+# -- Where the book lives: the one place for both addresses ----------------------
+# The hosted site and the repository. Notebook set-up cells, download links,
+# the theme's repository button and the hosting workflows all read these.
+BOOK_URL = "https://executable-transformer.github.io/book/"
+REPOSITORY_URL = "https://github.com/executable-transformer/book"
 
 # -- Extensions ---------------------------------------------------------------
 extensions = [
@@ -31,6 +38,17 @@ extensions = [
 
 exclude_patterns = ["_ext", "_static", "_templates", "**.ipynb_checkpoints", "jupyter_execute"]
 nitpicky = True
+
+# `make chapter CH=name` builds the index and that one chapter only, for a
+# quick look while writing it; links to the other chapters then go nowhere.
+ONLY_CHAPTER = os.environ.get("BOOK_ONLY_CHAPTER")
+if ONLY_CHAPTER:
+    if not (ROOT / "book" / f"{ONLY_CHAPTER}.md").is_file():
+        raise ValueError(f"BOOK_ONLY_CHAPTER: no chapter book/{ONLY_CHAPTER}.md")
+    exclude_patterns += [
+        p.name for p in (ROOT / "book").glob("*.md") if p.stem not in {"index", ONLY_CHAPTER}
+    ]
+    suppress_warnings = ["toc.excluded", "toc.not_readable", "ref.doc", "ref.ref"]
 
 # -- MyST and notebook execution ------------------------------------------------
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]

@@ -1,11 +1,20 @@
-"""Shared test set-up: a fixed seed and one torch thread for every test."""
+"""Shared test set-up: a fixed seed and one torch thread for every test, and
+the built site for the tests that inspect it."""
 
+import subprocess
 from pathlib import Path
 
 import pytest
 import torch
 
 ROOT = Path(__file__).resolve().parent.parent
+HTML = ROOT / "_build" / "html"
+
+
+def chapters() -> list[str]:
+    """Names of the book's pages that are notebooks (have a kernelspec)."""
+    return sorted(p.stem for p in (ROOT / "book").glob("*.md")
+                  if "kernelspec:" in p.read_text().split("\n---", 1)[0])
 
 
 @pytest.fixture(autouse=True)
@@ -13,3 +22,15 @@ def _seeded():
     torch.manual_seed(0)
     torch.set_num_threads(1)
     yield
+
+
+@pytest.fixture(scope="session")
+def site() -> Path:
+    """Build the book exactly as a reader does (`make html`) and return _build/html.
+
+    Chapters whose code is unchanged come from the execution cache, so this is
+    quick after the first build.
+    """
+    result = subprocess.run(["make", "html"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-6000:]
+    return HTML

@@ -3,31 +3,15 @@
 import json
 import os
 import re
-import subprocess
 import tempfile
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, chapters
 
-BUILD = ROOT / "_build"
-HTML = BUILD / "html"
 pytestmark = pytest.mark.slow
-
-
-def chapters() -> list[str]:
-    """Names of the book's pages that are notebooks (have a kernelspec)."""
-    return sorted(p.stem for p in (ROOT / "book").glob("*.md")
-                  if "kernelspec:" in p.read_text().split("\n---", 1)[0])
-
-
-@pytest.fixture(scope="module")
-def site() -> Path:
-    result = subprocess.run(["make", "html"], cwd=ROOT, capture_output=True, text=True)
-    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-6000:]
-    return HTML
 
 
 def test_book_has_chapters():
