@@ -93,7 +93,7 @@ def test_attention_dropout_zeroes_weights_and_rescales():
     "args,kwargs,error,match",
     [
         (("q", "k", "v"), {}, TypeError, "query must be a torch.Tensor"),
-        ((torch.randn(4),) * 3, {}, ValueError, r"query must have at least 2 dimensions .*\(4\)"),
+        ((torch.randn(4),) * 3, {}, ValueError, r"query must have at least 2 dimensions .*\(4,\)"),
         ((torch.randn(2, 3, 8), torch.randn(2, 5, 4), torch.randn(2, 5, 6)), {}, ValueError,
          r"key must have the same last dimension d_k as query.*\(2, 5, 4\)"),
         ((torch.randn(2, 3, 8), torch.randn(2, 5, 8), torch.randn(2, 4, 6)), {}, ValueError,
@@ -105,6 +105,8 @@ def test_attention_dropout_zeroes_weights_and_rescales():
         ((torch.randn(2, 3, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 6)),
          {"mask": torch.ones(2, 3, 4, dtype=torch.bool)}, ValueError,
          r"mask must broadcast to \(\.\.\., L, S\) = \(2, 3, 5\), got shape \(2, 3, 4\)"),
+        ((torch.randn(2, 3, 8), torch.randn(2, 5, 8, dtype=torch.float64), torch.randn(2, 5, 6)),
+         {}, TypeError, "key must have the dtype of query, torch.float32, got torch.float64"),
         ((torch.randn(2, 0, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 6)), {}, ValueError,
          r"query must not be empty.*\(2, 0, 8\)"),
         ((torch.randn(2, 3, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 6)),

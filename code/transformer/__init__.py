@@ -2,35 +2,66 @@
 
 Shape letters, used in every docstring and shape comment of the package:
 
-========== ===============================================================
-``B``      batch size
-``L``      query (target) sequence length
-``S``      key (source) sequence length
-``h``      number of attention heads
+=========== ==============================================================
+``B``       batch size
+``L``       query (target) sequence length
+``S``       key (source) sequence length
+``h``       number of attention heads
 ``d_model`` width of every token representation
-``d_k``    width of one head's queries and keys, ``d_model // h``
-``d_v``    width of one head's values (``d_k`` in this package)
-``d_ff``   hidden width of the position-wise feed-forward network
-``V``      vocabulary size
-``N``      number of stacked encoder or decoder layers
-========== ===============================================================
+``d_k``     width of one head's queries and keys, ``d_model // h``
+``d_v``     width of one head's values (``d_k`` in this package)
+``d_ff``    hidden width of the position-wise feed-forward network
+``V``       vocabulary size
+``N``       number of stacked encoder or decoder layers
+=========== ==============================================================
 
 Tensors are batch first: ``(B, L, d_model)``. Masks are boolean and ``True``
 means *may attend*; they broadcast to ``(B, h, L, S)``.
 """
 
 from .attention import scaled_dot_product_attention
+from .config import DecoderOnlyConfig, StackConfig, TransformerConfig, count_parameters
+from .decoder_only import DecoderOnlyTransformer
+from .embedding import TokenEmbedding
+from .feedforward import PositionwiseFeedForward
+from .interop import from_torch, to_torch, to_torch_mask
+from .layers import DecoderLayer, EncoderLayer
 from .masks import causal_mask, padding_mask
+from .model import Transformer
+from .multihead import MultiHeadAttention
+from .norm import AddNorm, LayerNorm
+from .positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
 from .repro import provenance, seed_everything, setup
+from .stacks import Decoder, Encoder
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AddNorm",
+    "Decoder",
+    "DecoderLayer",
+    "DecoderOnlyConfig",
+    "DecoderOnlyTransformer",
+    "Encoder",
+    "EncoderLayer",
+    "LayerNorm",
+    "LearnedPositionalEmbedding",
+    "MultiHeadAttention",
+    "PositionwiseFeedForward",
+    "SinusoidalPositionalEncoding",
+    "StackConfig",
+    "TokenEmbedding",
+    "Transformer",
+    "TransformerConfig",
     "__version__",
     "causal_mask",
+    "count_parameters",
+    "from_torch",
     "padding_mask",
     "provenance",
     "scaled_dot_product_attention",
     "seed_everything",
     "setup",
+    "to_torch",
+    "to_torch_mask",
 ]

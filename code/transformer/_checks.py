@@ -15,7 +15,8 @@ import torch
 
 def shape_str(shape: Sequence[int]) -> str:
     """Format a shape as ``(2, 3, 4)``."""
-    return "(" + ", ".join(str(int(s)) for s in shape) + ")"
+    dims = [str(int(s)) for s in shape]
+    return "(" + dims[0] + ",)" if len(dims) == 1 else "(" + ", ".join(dims) + ")"
 
 
 def check_tensor(

@@ -43,13 +43,17 @@ def scaled_dot_product_attention(
           fully masked.
 
     Raises:
-        TypeError: If an input is not a tensor, or ``mask`` is not boolean.
+        TypeError: If an input is not a tensor, the dtypes differ, or
+            ``mask`` is not boolean.
         ValueError: If the shapes do not fit together.
     """
     check_tensor("query", query, min_ndim=2, expected="(..., L, d_k)")
     check_tensor("key", key, min_ndim=2, expected="(..., S, d_k)")
     check_tensor("value", value, min_ndim=2, expected="(..., S, d_v)")
     dropout_p = check_probability("dropout_p", dropout_p)
+    for name, x in (("key", key), ("value", value)):
+        if x.dtype != query.dtype:
+            raise TypeError(f"{name} must have the dtype of query, {query.dtype}, got {x.dtype}")
     if key.shape[-1] != query.shape[-1]:
         raise ValueError(
             f"key must have the same last dimension d_k as query: expected (..., S, "

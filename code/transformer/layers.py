@@ -1,0 +1,189 @@
+"""One encoder layer and one decoder layer: attention and feed-forward, each in an Add & Norm."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+
+from ._checks import check_mask, check_sequence, shape_str
+from ._convertible import TorchConvertible
+from .feedforward import PositionwiseFeedForward
+from .multihead import MultiHeadAttention
+from .norm import AddNorm
+
+
+class EncoderLayer(TorchConvertible, nn.Module):
+    """Let every position attend to every other, then transform each position.
+
+    Two sublayers, each wrapped in :class:`~transformer.norm.AddNorm`:
+    multi-head self-attention, then the position-wise feed-forward network.
+    The same ``dropout`` is used for the attention weights, the hidden
+    feed-forward activations and both residual branches, as in PyTorch's
+    ``nn.TransformerEncoderLayer``.
+
+    Args:
+        d_model: Width of the sequence.
+        h: Number of attention heads; must divide ``d_model``.
+        d_ff: Hidden width of the feed-forward network.
+        dropout: Dropout probability, in training only.
+        activation: ``"relu"`` or ``"gelu"``.
+        norm_first: ``False`` for post-norm (the paper), ``True`` for pre-norm.
+        eps: The layer norms' ``eps``.
+
+    Attributes:
+        self_attn: The :class:`~transformer.multihead.MultiHeadAttention`;
+            its ``attn_weights`` hold the latest ``(B, h, L, L)`` weights.
+        feed_forward: The :class:`~transformer.feedforward.PositionwiseFeedForward`.
+        add_norm1: Residual and norm around the self-attention.
+        add_norm2: Residual and norm around the feed-forward network.
+
+    Raises:
+        TypeError: If an argument has the wrong type.
+        ValueError: If a size is not positive, ``h`` does not divide
+            ``d_model``, ``dropout`` is outside ``[0, 1)`` or ``activation`` is
+            unknown.
+    """
+
+    def __init__(
+        self,
+        d_model: int,
+        h: int,
+        d_ff: int,
+        dropout: float = 0.0,
+        activation: str = "relu",
+        norm_first: bool = False,
+        eps: float = 1e-5,
+    ) -> None:
+        super().__init__()
+        self.self_attn = MultiHeadAttention(d_model, h, dropout)
+        self.feed_forward = PositionwiseFeedForward(d_model, d_ff, dropout, activation)
+        self.add_norm1 = AddNorm(d_model, dropout, norm_first, eps)
+        self.add_norm2 = AddNorm(d_model, dropout, norm_first, eps)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        """Run self-attention and the feed-forward network over ``x``.
+
+        Args:
+            x: The source sequence.
+            mask: Optional boolean mask, ``True`` = may attend, broadcastable
+                to ``(B, h, L, L)``; typically a ``(B, 1, 1, L)`` padding mask.
+
+        Returns:
+            The transformed sequence.
+
+        Shape:
+            - x: ``(B, L, d_model)``
+            - mask: broadcastable to ``(B, h, L, L)``
+            - output: ``(B, L, d_model)``
+
+        Raises:
+            TypeError: If ``x`` is not a floating-point tensor or ``mask`` is
+                not boolean.
+            ValueError: If ``x`` or ``mask`` has the wrong shape.
+        """
+        x = self.add_norm1(x, lambda y: self.self_attn(y, y, y, mask))
+        return self.add_norm2(x, self.feed_forward)
+
+
+class DecoderLayer(TorchConvertible, nn.Module):
+    """Attend to the earlier target positions, then to the source, then transform.
+
+    Three sublayers, each wrapped in :class:`~transformer.norm.AddNorm`:
+    masked multi-head self-attention over the target, multi-head
+    cross-attention whose keys and values are the encoder's output
+    (``memory``), and the position-wise feed-forward network.
+
+    Args:
+        d_model: Width of the sequences.
+        h: Number of attention heads; must divide ``d_model``.
+        d_ff: Hidden width of the feed-forward network.
+        dropout: Dropout probability, in training only.
+        activation: ``"relu"`` or ``"gelu"``.
+        norm_first: ``False`` for post-norm (the paper), ``True`` for pre-norm.
+        eps: The layer norms' ``eps``.
+
+    Attributes:
+        self_attn: Self-attention over the target, weights ``(B, h, L, L)``.
+        cross_attn: Attention from the target to ``memory``, weights
+            ``(B, h, L, S)``.
+        feed_forward: The :class:`~transformer.feedforward.PositionwiseFeedForward`.
+        add_norm1: Residual and norm around the self-attention.
+        add_norm2: Residual and norm around the cross-attention.
+        add_norm3: Residual and norm around the feed-forward network.
+
+    Raises:
+        TypeError: If an argument has the wrong type.
+        ValueError: If a size is not positive, ``h`` does not divide
+            ``d_model``, ``dropout`` is outside ``[0, 1)`` or ``activation`` is
+            unknown.
+    """
+
+    def __init__(
+        self,
+        d_model: int,
+        h: int,
+        d_ff: int,
+        dropout: float = 0.0,
+        activation: str = "relu",
+        norm_first: bool = False,
+        eps: float = 1e-5,
+    ) -> None:
+        super().__init__()
+        self.self_attn = MultiHeadAttention(d_model, h, dropout)
+        self.cross_attn = MultiHeadAttention(d_model, h, dropout)
+        self.feed_forward = PositionwiseFeedForward(d_model, d_ff, dropout, activation)
+        self.add_norm1 = AddNorm(d_model, dropout, norm_first, eps)
+        self.add_norm2 = AddNorm(d_model, dropout, norm_first, eps)
+        self.add_norm3 = AddNorm(d_model, dropout, norm_first, eps)
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        memory: torch.Tensor,
+        self_mask: torch.Tensor | None = None,
+        cross_mask: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Run masked self-attention, cross-attention to ``memory`` and the feed-forward network.
+
+        Args:
+            x: The target sequence.
+            memory: The encoder's output for the source sequence.
+            self_mask: Optional boolean mask over the target, ``True`` = may
+                attend, broadcastable to ``(B, h, L, L)``; usually
+                :func:`~transformer.masks.causal_mask`, possibly combined with
+                target padding. ``None`` lets every position see every other.
+            cross_mask: Optional boolean mask over the source, ``True`` = may
+                attend, broadcastable to ``(B, h, L, S)``; usually the source's
+                ``(B, 1, 1, S)`` padding mask.
+
+        Returns:
+            The transformed target sequence.
+
+        Shape:
+            - x: ``(B, L, d_model)``
+            - memory: ``(B, S, d_model)``
+            - self_mask: broadcastable to ``(B, h, L, L)``
+            - cross_mask: broadcastable to ``(B, h, L, S)``
+            - output: ``(B, L, d_model)``
+
+        Raises:
+            TypeError: If ``x`` or ``memory`` is not a floating-point tensor, or
+                a mask is not boolean.
+            ValueError: If a shape does not fit.
+        """
+        d_model, h = self.self_attn.d_model, self.self_attn.h
+        check_sequence("x", x, d_model, "(B, L, d_model)")
+        check_sequence("memory", memory, d_model, "(B, S, d_model)")
+        (B, L, _), S = x.shape, memory.shape[1]
+        if memory.shape[0] != B:
+            raise ValueError(
+                f"memory must have shape (B, S, d_model) with B={B} as in x, "
+                f"got shape {shape_str(memory.shape)}"
+            )
+        if self_mask is not None:
+            check_mask("self_mask", self_mask, (B, h, L, L), "(B, h, L, L)")
+        if cross_mask is not None:
+            check_mask("cross_mask", cross_mask, (B, h, L, S), "(B, h, L, S)")
+        x = self.add_norm1(x, lambda y: self.self_attn(y, y, y, self_mask))
+        x = self.add_norm2(x, lambda y: self.cross_attn(y, memory, memory, cross_mask))
+        return self.add_norm3(x, self.feed_forward)

@@ -1,0 +1,145 @@
+"""Positional information: attention alone cannot tell the order of its inputs.
+
+Two ways to give every position its own vector, both added to the token
+embeddings: the paper's fixed sinusoids and a learned table. Both return a
+new tensor (the input is never modified in place) and apply dropout to the
+sum, as the paper does.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+
+from ._checks import check_positive_int, check_probability, check_sequence
+
+
+def _add_positions(x: torch.Tensor, table: torch.Tensor, dropout: nn.Module) -> torch.Tensor:
+    """Return ``dropout(x + table[:L])``, checking ``x`` fits the ``(max_len, d_model)`` table."""
+    max_len, d_model = table.shape
+    check_sequence("x", x, d_model)
+    L = x.shape[1]
+    if L > max_len:
+        raise ValueError(
+            f"x has sequence length L={L}, longer than max_len={max_len}: expected shape "
+            f"(B, L <= {max_len}, d_model); build the module with a larger max_len"
+        )
+    return dropout(x + table[:L])  # (B, L, d_model)
+
+
+class SinusoidalPositionalEncoding(nn.Module):
+    """Add the paper's fixed sine and cosine waves to a sequence of embeddings.
+
+    Even dimension ``2i`` of position ``pos`` holds
+    ``sin(pos / 10000^(2i / d_model))`` and odd dimension ``2i + 1`` the
+    cosine of the same angle. The table is computed once, in float64, and
+    kept as a buffer: it is not trained, moves with ``.to(device)``, and is
+    left out of the ``state_dict`` because it can always be recomputed.
+
+    Args:
+        d_model: Width of the embeddings; must be even.
+        max_len: Longest sequence the module accepts.
+        dropout: Dropout probability applied to the sum, in training only.
+
+    Attributes:
+        pe: The encoding table, of shape ``(max_len, d_model)``.
+
+    Raises:
+        TypeError: If a size is not an int or ``dropout`` not a number.
+        ValueError: If a size is not positive, ``d_model`` is odd, or
+            ``dropout`` is outside ``[0, 1)``.
+    """
+
+    pe: torch.Tensor
+
+    def __init__(self, d_model: int, max_len: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.d_model = check_positive_int("d_model", d_model)
+        self.max_len = check_positive_int("max_len", max_len)
+        if d_model % 2:
+            raise ValueError(f"d_model must be even (sine and cosine pairs), got {d_model}")
+        self.dropout = nn.Dropout(check_probability("dropout", dropout))
+        position = torch.arange(max_len, dtype=torch.float64)[:, None]  # (max_len, 1)
+        two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (d_model / 2,)
+        angle = position / 10000.0 ** (two_i / d_model)  # (max_len, d_model / 2)
+        pe = torch.empty(max_len, d_model, dtype=torch.float64)
+        pe[:, 0::2] = torch.sin(angle)
+        pe[:, 1::2] = torch.cos(angle)
+        self.register_buffer("pe", pe.to(torch.get_default_dtype()), persistent=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Return ``dropout(x + PE)`` for the first ``L`` positions.
+
+        Args:
+            x: Token embeddings.
+
+        Returns:
+            A new tensor; ``x`` is not modified.
+
+        Shape:
+            - x: ``(B, L, d_model)`` with ``L <= max_len``
+            - output: ``(B, L, d_model)``
+
+        Raises:
+            TypeError: If ``x`` is not a floating-point tensor.
+            ValueError: If ``x`` has the wrong shape or ``L > max_len``.
+        """
+        return _add_positions(x, self.pe, self.dropout)
+
+    def extra_repr(self) -> str:
+        """Show the sizes when the module is printed."""
+        return f"d_model={self.d_model}, max_len={self.max_len}"
+
+
+class LearnedPositionalEmbedding(nn.Module):
+    """Add a trained vector per position, looked up in a ``(max_len, d_model)`` table.
+
+    The paper reports that learned positions work about as well as the
+    sinusoids; they cannot, however, represent a position they never saw
+    in training.
+
+    Args:
+        d_model: Width of the embeddings.
+        max_len: Number of positions in the table; longest sequence accepted.
+        dropout: Dropout probability applied to the sum, in training only.
+
+    Attributes:
+        weight: The trained table, an ``nn.Parameter`` of shape
+            ``(max_len, d_model)``, initialised from ``N(0, 0.02²)``.
+
+    Raises:
+        TypeError: If a size is not an int or ``dropout`` not a number.
+        ValueError: If a size is not positive or ``dropout`` is outside
+            ``[0, 1)``.
+    """
+
+    def __init__(self, d_model: int, max_len: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.d_model = check_positive_int("d_model", d_model)
+        self.max_len = check_positive_int("max_len", max_len)
+        self.dropout = nn.Dropout(check_probability("dropout", dropout))
+        # Small next to the token embeddings, which have unit scale.
+        self.weight = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Return ``dropout(x + weight[:L])``.
+
+        Args:
+            x: Token embeddings.
+
+        Returns:
+            A new tensor; ``x`` is not modified.
+
+        Shape:
+            - x: ``(B, L, d_model)`` with ``L <= max_len``
+            - output: ``(B, L, d_model)``
+
+        Raises:
+            TypeError: If ``x`` is not a floating-point tensor.
+            ValueError: If ``x`` has the wrong shape or ``L > max_len``.
+        """
+        return _add_positions(x, self.weight, self.dropout)
+
+    def extra_repr(self) -> str:
+        """Show the sizes when the module is printed."""
+        return f"d_model={self.d_model}, max_len={self.max_len}"

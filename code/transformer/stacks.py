@@ -1,0 +1,162 @@
+"""Stacks of ``N`` identical layers: the encoder and the decoder."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+
+from ._checks import check_positive_int
+from ._convertible import TorchConvertible
+from .layers import DecoderLayer, EncoderLayer
+from .norm import LayerNorm
+
+
+class _Stack(TorchConvertible, nn.Module):
+    """``N`` layers of one kind and an optional final norm; see :class:`Encoder`."""
+
+    layer_kind: type[EncoderLayer] | type[DecoderLayer]
+
+    def __init__(
+        self,
+        d_model: int,
+        h: int,
+        d_ff: int,
+        N: int,
+        dropout: float = 0.0,
+        activation: str = "relu",
+        norm_first: bool = False,
+        final_norm: bool | None = None,
+        eps: float = 1e-5,
+    ) -> None:
+        super().__init__()
+        check_positive_int("N", N)
+        self.layers = nn.ModuleList(
+            self.layer_kind(d_model, h, d_ff, dropout, activation, norm_first, eps)
+            for _ in range(N)
+        )
+        if final_norm is not None and not isinstance(final_norm, bool):
+            raise TypeError(f"final_norm must be a bool or None, got {type(final_norm).__name__}")
+        # A pre-norm stack leaves its output unnormalised; a post-norm one ends in a norm.
+        wanted = norm_first if final_norm is None else final_norm
+        self.norm = LayerNorm(d_model, eps) if wanted else None
+
+
+class Encoder(_Stack):
+    """Pass the source through ``N`` :class:`~transformer.layers.EncoderLayer` modules in turn.
+
+    Args:
+        d_model: Width of the sequences.
+        h: Number of attention heads; must divide ``d_model``.
+        d_ff: Hidden width of the feed-forward networks.
+        N: Number of layers (6 in the paper).
+        dropout: Dropout probability, in training only.
+        activation: ``"relu"`` or ``"gelu"``.
+        norm_first: ``False`` for post-norm layers (the paper), ``True`` for pre-norm.
+        final_norm: Whether a :class:`~transformer.norm.LayerNorm` follows the
+            last layer. ``None`` (the default) means "when ``norm_first``":
+            a pre-norm stack leaves its output unnormalised and needs one,
+            while a post-norm stack already ends in a norm.
+        eps: The layer norms' ``eps``.
+
+    Attributes:
+        layers: The ``N`` layers, an ``nn.ModuleList``.
+        norm: The final :class:`~transformer.norm.LayerNorm`, or ``None``.
+
+    Raises:
+        TypeError: If an argument has the wrong type.
+        ValueError: If a size is not positive, ``h`` does not divide
+            ``d_model``, ``dropout`` is outside ``[0, 1)`` or ``activation`` is
+            unknown.
+    """
+
+    layer_kind = EncoderLayer
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        """Encode ``x`` with every layer in turn, then the final norm if any.
+
+        Args:
+            x: The embedded source sequence.
+            mask: Optional boolean mask, ``True`` = may attend, broadcastable
+                to ``(B, h, S, S)``; typically the ``(B, 1, 1, S)`` padding mask.
+
+        Returns:
+            The memory that the decoder attends to.
+
+        Shape:
+            - x: ``(B, S, d_model)``
+            - mask: broadcastable to ``(B, h, S, S)``
+            - output: ``(B, S, d_model)``
+
+        Raises:
+            TypeError: If ``x`` is not a floating-point tensor or ``mask`` is
+                not boolean.
+            ValueError: If ``x`` or ``mask`` has the wrong shape.
+        """
+        for layer in self.layers:
+            x = layer(x, mask)
+        return x if self.norm is None else self.norm(x)
+
+
+class Decoder(_Stack):
+    """Pass the target through ``N`` :class:`~transformer.layers.DecoderLayer` modules in turn.
+
+    Args:
+        d_model: Width of the sequences.
+        h: Number of attention heads; must divide ``d_model``.
+        d_ff: Hidden width of the feed-forward networks.
+        N: Number of layers (6 in the paper).
+        dropout: Dropout probability, in training only.
+        activation: ``"relu"`` or ``"gelu"``.
+        norm_first: ``False`` for post-norm layers (the paper), ``True`` for pre-norm.
+        final_norm: Whether a :class:`~transformer.norm.LayerNorm` follows the
+            last layer. ``None`` (the default) means "when ``norm_first``":
+            a pre-norm stack leaves its output unnormalised and needs one,
+            while a post-norm stack already ends in a norm.
+        eps: The layer norms' ``eps``.
+
+    Attributes:
+        layers: The ``N`` layers, an ``nn.ModuleList``.
+        norm: The final :class:`~transformer.norm.LayerNorm`, or ``None``.
+
+    Raises:
+        TypeError: If an argument has the wrong type.
+        ValueError: If a size is not positive, ``h`` does not divide
+            ``d_model``, ``dropout`` is outside ``[0, 1)`` or ``activation`` is
+            unknown.
+    """
+
+    layer_kind = DecoderLayer
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        memory: torch.Tensor,
+        self_mask: torch.Tensor | None = None,
+        cross_mask: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Decode ``x`` against ``memory`` with every layer in turn, then the final norm if any.
+
+        Args:
+            x: The embedded target sequence.
+            memory: The encoder's output.
+            self_mask: Optional boolean mask over the target, ``True`` = may
+                attend, broadcastable to ``(B, h, L, L)``; usually causal.
+            cross_mask: Optional boolean mask over the source, ``True`` = may
+                attend, broadcastable to ``(B, h, L, S)``.
+
+        Returns:
+            The decoded target sequence, before the output projection.
+
+        Shape:
+            - x: ``(B, L, d_model)``
+            - memory: ``(B, S, d_model)``
+            - output: ``(B, L, d_model)``
+
+        Raises:
+            TypeError: If an input is not a floating-point tensor or a mask is
+                not boolean.
+            ValueError: If a shape does not fit.
+        """
+        for layer in self.layers:
+            x = layer(x, memory, self_mask, cross_mask)
+        return x if self.norm is None else self.norm(x)
