@@ -25,7 +25,7 @@ export JUPYTER_PREFER_ENV_PATH := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help setup html chapter test test-fast livehtml serve clean clean-html distclean
+.PHONY: help setup html chapter notebooks test test-fast livehtml serve clean clean-html distclean
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-11s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -46,6 +46,9 @@ chapter: setup ## Build one chapter quickly: make chapter CH=attention (not stri
 	@test -n "$(CH)" || { echo "usage: make chapter CH=<name of book/NAME.md>"; exit 2; }
 	BOOK_ONLY_CHAPTER=$(CH) $(BIN)/sphinx-build -M html book $(BUILDDIR)/chapters/$(CH) -c . -n --keep-going
 	@echo "Open $(BUILDDIR)/chapters/$(CH)/html/$(CH).html"
+
+notebooks: html ## Write every chapter as a stand-alone notebook to _build/notebooks
+	@ls $(BUILDDIR)/notebooks
 
 test: setup ## Run the whole test suite, book build and browser tests included
 	$(BIN)/python -m pytest $(PYTESTOPTS)

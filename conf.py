@@ -33,7 +33,7 @@ extensions = [
     "sphinx_exercise",
     "offline_mathjax",  # MathJax 3 served from _static, no CDN
     "package_cache",  # re-run chapters when code/transformer changes
-    "notebook_download",  # .ipynb in every chapter's download menu
+    "notebook_download",  # stand-alone .ipynb downloads, and a zip of them all
 ]
 
 exclude_patterns = ["_ext", "_static", "_templates", "**.ipynb_checkpoints", "jupyter_execute"]
@@ -63,6 +63,13 @@ nb_merge_streams = True
 nb_ipywidgets_js = {}
 package_cache_watch = "code/transformer"
 
+# -- Downloadable notebooks (book/_ext/notebook_download.py, issue #6) ------------
+# Every chapter as a stand-alone .ipynb whose first cell installs the package
+# from the site's wheel or the repository, and _downloads/ holds the wheel and
+# a zip of all notebooks. Links in the notebooks point at the hosted book.
+notebook_book_url = BOOK_URL
+notebook_repository_url = REPOSITORY_URL
+
 # -- API reference (autodoc + napoleon) -----------------------------------------
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
@@ -77,9 +84,30 @@ html_static_path = ["book/_static"]
 html_css_files = ["book.css"]
 html_show_sourcelink = True
 html_copy_source = True
+html_baseurl = BOOK_URL
+html_favicon = "book/_static/favicon.svg"  # else browsers ask for /favicon.ico and get a 404
+# pydata-sphinx-theme reads the colour mode from here; left empty, a fresh
+# browser profile logs "Got invalid theme mode" as a console error.
+html_context = {"default_mode": "auto"}
 html_theme_options = {
     "use_download_button": True,
     "use_fullscreen_button": False,
     "show_toc_level": 2,
     "home_page_in_toc": True,
+    "repository_url": REPOSITORY_URL,
+    "repository_branch": "main",
+    "path_to_docs": "book",
+    "use_repository_button": True,
 }
+
+# -- API reference (book/api.md): additions ---------------------------------------
+# The signatures name torch, matplotlib and standard-library types. Their own
+# documentation is not part of this offline build (no intersphinx), so
+# nitpicky mode is told not to look for it.
+nitpick_ignore_regex = [
+    ("py:class", r"(torch|matplotlib|collections\.abc)\..*"),
+]
+# A docstring's "Shape:" section (not a napoleon section) splits its fields in
+# two lists; with the default target, autodoc would list every parameter's
+# type again under "Raises:". Add types only where a parameter is described.
+autodoc_typehints_description_target = "documented"
