@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from transformer import causal_mask, padding_mask
+from transformer.masks import prefix_lm_mask
 
 
 def test_causal_mask_blocks_future_positions():
@@ -58,3 +59,16 @@ def test_padding_and_causal_masks_combine_by_broadcasting():
 def test_padding_mask_rejects_bad_lengths(lengths, S, error, match):
     with pytest.raises(error, match=match):
         padding_mask(lengths, S)
+
+
+def test_prefix_lm_mask_is_prefix_or_past():
+    mask = prefix_lm_mask([2, 0], 4)
+    assert mask.shape == (2, 1, 4, 4) and mask.dtype == torch.bool
+    for b, p in enumerate([2, 0]):
+        for i in range(4):
+            assert mask[b, 0, i].tolist() == [j < p or j <= i for j in range(4)]
+
+
+def test_prefix_lm_mask_rejects_prefix_longer_than_sequence():
+    with pytest.raises(ValueError, match="lengths must be <= S = 4"):
+        prefix_lm_mask([5], 4)

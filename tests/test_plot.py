@@ -42,3 +42,98 @@ def test_book_style_has_opaque_white_background():
     use_book_style()
     assert matplotlib.rcParams["savefig.transparent"] is False
     assert matplotlib.rcParams["figure.facecolor"] == "white"
+
+
+def _history():
+    from transformer.train import History
+
+    return History(step=[1, 2, 3, 4], lr=[1e-3] * 4, train_loss=[2.0, 1.0, 0.5, 0.25],
+                   train_acc=[0.1, 0.4, 0.7, 0.9], eval_step=[2, 4], eval_loss=[1.2, 0.3],
+                   eval_acc=[0.5, 0.95])
+
+
+def test_training_curves_draws_training_and_held_out_lines():
+    from transformer.plot import training_curves
+
+    ax_loss, ax_acc = training_curves(_history(), title="copy", smooth=2)
+    assert ax_loss.get_yscale() == "log" and ax_loss.get_title().startswith("copy: ")
+    smoothed, held_out = ax_loss.get_lines()
+    assert smoothed.get_xdata().tolist() == [1.0, 1.5, 2.5, 3.5]  # centred running mean
+    assert smoothed.get_ydata().tolist() == [2.0, 1.5, 0.75, 0.375]
+    assert held_out.get_ydata().tolist() == [1.2, 0.3]
+    assert len(ax_acc.get_lines()) == 2
+    plt.close("all")
+
+
+def test_compare_curves_draws_one_line_per_run_and_rejects_unknown_curves():
+    from transformer.plot import compare_curves
+
+    ax = compare_curves({"a": _history(), "b": _history()}, key="eval_acc", log=False)
+    assert [line.get_label() for line in ax.get_lines()] == ["a", "b"]
+    with pytest.raises(ValueError, match="key must be"):
+        compare_curves({"a": _history()}, key="lr")
+    plt.close("all")
+
+
+def test_attention_grid_draws_one_panel_per_matrix():
+    from transformer.plot import attention_grid
+
+    fig = attention_grid(torch.softmax(torch.randn(3, 4, 5), dim=-1), ncols=2, suptitle="heads")
+    panels = [ax for ax in fig.axes if ax.images]
+    assert [ax.get_title() for ax in panels] == ["head 0", "head 1", "head 2"]
+    assert len(fig.axes) == 4  # one empty panel, switched off
+    with pytest.raises(ValueError, match="titles must have one entry per matrix"):
+        attention_grid(torch.rand(2, 3, 3), titles=["only one"])
+    plt.close("all")
+
+
+def test_position_accuracy_plot_draws_each_run_and_chance():
+    from transformer.plot import position_accuracy_plot
+
+    ax = position_accuracy_plot({"causal": torch.tensor([0.1, 1.0])}, chance=0.1)
+    assert ax.get_lines()[0].get_ydata().tolist() == pytest.approx([0.1, 1.0])
+    assert len(ax.get_lines()) == 2
+    plt.close("all")
+
+
+def test_matrix_heatmap_centres_the_colour_scale_on_zero():
+    from transformer.plot import matrix_heatmap
+
+    ax = matrix_heatmap(torch.tensor([[[-1.0, 2.0], [0.5, 0.0]]]), title="signs", annotate=True)
+    assert ax.images[0].get_clim() == (-2.0, 2.0)
+    assert ax.get_title() == "signs" and ax.get_xlabel() and ax.get_ylabel()
+    assert len(ax.texts) == 4
+    ax = matrix_heatmap(torch.tensor([[1.0, 3.0]]), centered=False, aspect="auto")
+    assert ax.images[0].get_clim() == (1.0, 3.0)
+    assert ax.get_aspect() == "auto"
+    with pytest.raises(ValueError, match=r"matrix must be a matrix"):
+        matrix_heatmap(torch.rand(2, 3, 4))
+    plt.close("all")
+
+
+def test_line_plot_draws_one_labelled_line_per_curve():
+    from transformer.plot import line_plot
+
+    x = torch.linspace(-1, 1, 5)
+    ax = line_plot(x, {"relu": x.relu(), "identity": x}, xlabel="x", ylabel="f(x)", logy=False)
+    assert [line.get_label() for line in ax.get_lines()] == ["relu", "identity"]
+    assert ax.get_lines()[0].get_ydata().tolist() == [0.0, 0.0, 0.0, 0.5, 1.0]
+    assert ax.get_legend() is not None
+    with pytest.raises(ValueError, match="curve 'short' must have one value per x"):
+        line_plot(x, {"short": [1.0, 2.0]})
+    with pytest.raises(ValueError, match="curves must hold at least one curve"):
+        line_plot(x, {})
+    plt.close("all")
+
+
+def test_architecture_diagram_names_every_block_and_shape():
+    from transformer.plot import architecture_diagram
+
+    ax = architecture_diagram(title="where the data goes")
+    texts = [t.get_text() for t in ax.texts]
+    assert ax.get_title() == "where the data goes" and not ax.axison
+    assert texts.count("Add & Norm") == 5  # two in the encoder layer, three in the decoder layer
+    for name in ("MultiHeadAttention (causal)", "PositionwiseFeedForward", "TokenEmbedding",
+                 "out_proj", "memory (B, S, d_model)", "(B, L, V) logits", "(B, S)", "(B, L)"):
+        assert name in texts, name
+    plt.close("all")

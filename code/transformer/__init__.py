@@ -26,7 +26,7 @@ from .embedding import TokenEmbedding
 from .feedforward import PositionwiseFeedForward
 from .interop import from_torch, to_torch, to_torch_mask
 from .layers import DecoderLayer, EncoderLayer
-from .masks import causal_mask, padding_mask
+from .masks import causal_mask, padding_mask, prefix_lm_mask
 from .model import Transformer
 from .multihead import MultiHeadAttention
 from .norm import AddNorm, LayerNorm
@@ -58,6 +58,7 @@ __all__ = [
     "count_parameters",
     "from_torch",
     "padding_mask",
+    "prefix_lm_mask",
     "provenance",
     "scaled_dot_product_attention",
     "seed_everything",

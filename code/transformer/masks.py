@@ -3,6 +3,8 @@
 Masks broadcast against attention scores of shape ``(B, h, L, S)``, so they
 can be combined with ``&``: ``causal_mask(L) & padding_mask(lengths)`` is a
 ``(B, 1, L, L)`` mask that hides both the future and the padding.
+``prefix_lm_mask`` is the mask of a decoder that reads a whole prompt before
+answering causally.
 """
 
 from __future__ import annotations
@@ -79,3 +81,29 @@ def padding_mask(
     positions = torch.arange(S, device=lengths.device)  # (S,)
     mask = positions < lengths[:, None]  # (B, S)
     return mask[:, None, None, :]  # (B, 1, 1, S)
+
+
+def prefix_lm_mask(prefix_lengths: Sequence[int] | torch.Tensor, L: int) -> torch.Tensor:
+    """Return a mask that shows every position the whole prefix, and the rest causally.
+
+    Query ``i`` of row ``b`` may attend to key ``j`` when ``j < prefix_lengths[b]``
+    (the prefix, all of it) or ``j <= i`` (the past).
+
+    Args:
+        prefix_lengths: Length of each row's prefix.
+        L: Sequence length.
+
+    Returns:
+        A boolean mask, ``True`` = may attend.
+
+    Shape:
+        - prefix_lengths: ``(B,)``
+        - output: ``(B, 1, L, L)``
+
+    Raises:
+        TypeError: If ``L`` or a length is not an int.
+        ValueError: If ``L`` is not positive or a length is negative or above ``L``.
+    """
+    check_positive_int("L", L)
+    prefix = padding_mask(prefix_lengths, L)  # (B, 1, 1, L)
+    return prefix | causal_mask(L, device=prefix.device)  # (B, 1, L, L)
