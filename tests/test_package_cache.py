@@ -48,7 +48,9 @@ def _build(project: Path) -> str:
 
 
 def test_package_change_reexecutes_chapters(tmp_path):
-    shutil.copy(ROOT / "conf.py", tmp_path / "conf.py")
+    # A project the extensions accept: the notebook archive builds its wheel.
+    for name in ["conf.py", "pyproject.toml", "requirements.txt", "README.md"]:
+        shutil.copy(ROOT / name, tmp_path / name)
     for folder in ["_ext", "_static"]:
         shutil.copytree(ROOT / "book" / folder, tmp_path / "book" / folder,
                         ignore=shutil.ignore_patterns("__pycache__"))
