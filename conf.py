@@ -33,6 +33,7 @@ extensions = [
     "sphinx_exercise",
     "offline_mathjax",  # MathJax 3 served from _static, no CDN
     "package_cache",  # re-run chapters when code/transformer changes
+    "stream_merge",  # printed output merged exactly, the same on every build
     "notebook_download",  # stand-alone .ipynb downloads, and a zip of them all
 ]
 
@@ -48,7 +49,7 @@ if ONLY_CHAPTER:
     exclude_patterns += [
         p.name for p in (ROOT / "book").glob("*.md") if p.stem not in {"index", ONLY_CHAPTER}
     ]
-    suppress_warnings = ["toc.excluded", "toc.not_readable", "ref.doc", "ref.ref"]
+    suppress_warnings = ["toc.excluded", "toc.not_readable", "ref", "notebook.solution"]
 
 # -- MyST and notebook execution ------------------------------------------------
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]

@@ -56,7 +56,6 @@ import pytest
 from jupyter_client import AsyncKernelManager
 from jupyter_client.kernelspec import KernelSpecManager
 from myst_nb.core.read import read_myst_markdown_notebook
-from myst_nb.core.utils import coalesce_streams
 from nbclient import NotebookClient
 
 from conftest import ROOT, chapters
@@ -64,6 +63,7 @@ from conftest import ROOT, chapters
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 from myst_markdown import Attachment, Link, MarkdownConverter  # noqa: E402
 from standalone_notebook import setup_cell_source  # noqa: E402
+from stream_merge import merge_streams  # noqa: E402
 
 CONF = runpy.run_path(str(ROOT / "conf.py"))
 ARCHIVE = "executable-transformer-notebooks.zip"
@@ -701,7 +701,7 @@ def notebook_outputs(notebook: nbformat.NotebookNode) -> list[list[str]]:
             continue
         texts = []
         if "remove-output" not in tags:
-            for output in coalesce_streams(copy.deepcopy(cell.outputs)):
+            for output in merge_streams(copy.deepcopy(cell.outputs)):
                 if output.output_type == "stream" and output.name == "stdout":
                     texts.append(output.text)
                 elif output.get("data") and set(output.data) == {"text/plain"}:

@@ -1,0 +1,26 @@
+"""Printed output is merged exactly, however the kernel chunked it."""
+
+import sys
+
+import nbformat
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+from stream_merge import merge_streams  # noqa: E402
+
+
+def _stream(text, name="stdout"):
+    return nbformat.v4.new_output("stream", name=name, text=text)
+
+
+def test_merge_streams_does_not_break_a_line_split_across_chunks():
+    one = merge_streams([_stream("query   (2, 3, 8)\nkey\n")])
+    split = merge_streams([_stream("query  "), _stream(" (2, 3, 8)\n"), _stream("key\n")])
+    assert one == split
+    assert split[0]["text"] == "query   (2, 3, 8)\nkey\n"
+
+
+def test_merge_streams_keeps_stdout_and_stderr_apart():
+    out = merge_streams([_stream("a"), _stream("warn\n", "stderr"), _stream("b\n")])
+    assert [(o["name"], o["text"]) for o in out] == [("stdout", "ab\n"), ("stderr", "warn\n")]
