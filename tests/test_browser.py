@@ -36,9 +36,13 @@ PHONE = {"width": 390, "height": 844}
 LIGHT = 200
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    """A headless Chromium with a fresh profile, shared by every browser test."""
+    """A headless Chromium with a fresh profile, shared by every browser test.
+
+    Module-scoped: Playwright's sync API keeps an event loop running in this
+    thread while it is open, which would break later tests that use asyncio.
+    """
     if chromium_path() is None:
         # CI installs Chromium, so there a missing browser is a failure, not a skip.
         if os.environ.get("CI"):
@@ -52,13 +56,13 @@ def browser(tmp_path_factory):
         context.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def base_url(site):
     with serve(site) as url:
         yield url
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def screenshots(site):
     folder = site.parent / "screenshots"
     shutil.rmtree(folder, ignore_errors=True)
@@ -66,7 +70,7 @@ def screenshots(site):
     return folder
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def visits(browser, site, base_url, screenshots):
     """Every page of the site, loaded once; chapters are also photographed."""
     pages = sorted(
