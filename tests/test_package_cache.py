@@ -1,9 +1,10 @@
 """A change to code/transformer/ must re-execute the chapters on the next build.
 
-This builds a one-chapter copy of the book in a temporary folder, with the
-real conf.py and extensions and a copy of the package, three times: once,
-again unchanged (outputs come from the cache), and after a one-line change
-to the package (the chapter runs again).
+This builds a two-chapter copy of the book in a temporary folder, with the
+real conf.py and extensions and a copy of the package, in parallel (-j 2) as
+`make html` does: once, again unchanged (outputs come from the cache), and
+after a one-line change to the package (the chapters run again, into a fresh
+cache that both parallel workers share).
 """
 
 import re
@@ -38,13 +39,18 @@ print("run id:", uuid.uuid4().hex)
 """
 
 
-def _build(project: Path) -> str:
+PROBES = ["probe_a", "probe_b"]
+
+
+def _build(project: Path) -> dict[str, str]:
     cmd = [sys.executable, "-m", "sphinx", "-M", "html", str(project / "book"),
-           str(project / "_build"), "-c", str(project), "-n", "-W", "--keep-going", "-q"]
+           str(project / "_build"), "-c", str(project), "-n", "-W", "--keep-going", "-q",
+           "-j", "2"]
     result = subprocess.run(cmd, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
-    page = (project / "_build" / "html" / "probe.html").read_text()
-    return re.search(r"run id: ([0-9a-f]{32})", page).group(1)
+    pages = {name: (project / "_build" / "html" / f"{name}.html").read_text() for name in PROBES}
+    return {name: re.search(r"run id: ([0-9a-f]{32})", page).group(1)
+            for name, page in pages.items()}
 
 
 def test_package_change_reexecutes_chapters(tmp_path):
@@ -56,8 +62,10 @@ def test_package_change_reexecutes_chapters(tmp_path):
                         ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "code" / "transformer", tmp_path / "code" / "transformer",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "book" / "index.md").write_text("# Index\n\n```{toctree}\nprobe\n```\n")
-    (tmp_path / "book" / "probe.md").write_text(CHAPTER)
+    toctree = "\n".join(PROBES)
+    (tmp_path / "book" / "index.md").write_text(f"# Index\n\n```{{toctree}}\n{toctree}\n```\n")
+    for name in PROBES:
+        (tmp_path / "book" / f"{name}.md").write_text(CHAPTER)
 
     first = _build(tmp_path)
     assert _build(tmp_path) == first, "an unchanged book must reuse the cached outputs"
@@ -65,7 +73,8 @@ def test_package_change_reexecutes_chapters(tmp_path):
     module = tmp_path / "code" / "transformer" / "masks.py"
     module.write_text(module.read_text() + "# a one-line change\n")
     third = _build(tmp_path)
-    assert third != first, "the chapter was not re-executed after the package changed"
+    for name in PROBES:
+        assert third[name] != first[name], f"{name} was not re-executed after the package changed"
 
     caches = list((tmp_path / "_build" / ".jupyter_cache").iterdir())
     assert len(caches) == 1, "the stale execution cache was not removed"

@@ -5,7 +5,8 @@ is unchanged would keep showing outputs computed with an older package. This
 extension hashes every file of the watched package and
 
 * points myst-nb at a jupyter-cache folder named after that hash, so a new
-  package version starts from an empty cache (stale folders are removed);
+  package version starts from an empty cache (stale folders are removed),
+  and creates that cache before parallel workers start;
 * records the hash as a config value that Sphinx compares with the one
   pickled in its environment, so a change makes Sphinx re-read every page
   (an unchanged ``.md`` would otherwise not even be parsed again).
@@ -20,6 +21,7 @@ import hashlib
 import shutil
 from pathlib import Path
 
+from jupyter_cache import get_cache
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.util import logging
@@ -54,6 +56,10 @@ def _on_config_inited(app: Sphinx, config: Config) -> None:
                 logger.info("package changed: removing stale execution cache %s", old.name)
                 shutil.rmtree(old)
     config.nb_execution_cache_path = str(cache)
+    # Create the cache's database here, in the main process. With parallel
+    # reading (-j), workers that find no database race to create one, and a
+    # worker can query it before its tables exist ("no such table: nbcache").
+    get_cache(str(cache)).list_cache_records()
     logger.info("package hash %s: execution cache %s/%s", key, CACHE_ROOT, key)
 
 
