@@ -34,7 +34,7 @@ kernelspec:
 
 ```{code-cell} ipython3
 import uuid
-print("run id:", uuid.uuid4().hex)
+print("run id:", uuid.uuid4().hex)  # NAME
 ```
 """
 
@@ -65,7 +65,8 @@ def test_package_change_reexecutes_chapters(tmp_path):
     toctree = "\n".join(PROBES)
     (tmp_path / "book" / "index.md").write_text(f"# Index\n\n```{{toctree}}\n{toctree}\n```\n")
     for name in PROBES:
-        (tmp_path / "book" / f"{name}.md").write_text(CHAPTER)
+        # Distinct code: jupyter-cache keys chapters on their code cells.
+        (tmp_path / "book" / f"{name}.md").write_text(CHAPTER.replace("NAME", name))
 
     first = _build(tmp_path)
     assert _build(tmp_path) == first, "an unchanged book must reuse the cached outputs"
