@@ -15,6 +15,7 @@ import matplotlib.pyplot as plt
 import torch
 from matplotlib.axes import Axes
 from matplotlib.colors import ListedColormap
+from matplotlib.image import AxesImage
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
 
 from ._checks import check_tensor
@@ -76,6 +77,26 @@ def _label_axes(
         ax.set_yticks(range(0, rows, max(1, rows // 8)))
 
 
+def _draw_matrix(
+    values: torch.Tensor,
+    ax: Axes | None,
+    *,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    xticklabels: Sequence[str] | None,
+    yticklabels: Sequence[str] | None,
+    **imshow: object,
+) -> tuple[Axes, AxesImage]:
+    """Draw ``values`` with ``imshow`` on ``ax`` (or a new figure), with ticks, labels and title."""
+    if ax is None:
+        _, ax = plt.subplots()
+    image = ax.imshow(values.numpy(), **imshow)
+    _label_axes(ax, values, xticklabels, yticklabels)
+    ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
+    return ax, image
+
+
 def attention_heatmap(
     weights: torch.Tensor,
     *,
@@ -113,13 +134,9 @@ def attention_heatmap(
         ValueError: If ``weights`` is not a matrix.
     """
     matrix = _as_matrix("weights", weights).float()
-    if ax is None:
-        _, ax = plt.subplots()
-    image = ax.imshow(matrix.numpy(), vmin=0.0, vmax=1.0, cmap="viridis")
-    _label_axes(ax, matrix, xticklabels, yticklabels)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    ax, image = _draw_matrix(matrix, ax, title=title, xlabel=xlabel, ylabel=ylabel,
+                             xticklabels=xticklabels, yticklabels=yticklabels,
+                             vmin=0.0, vmax=1.0, cmap="viridis")
     if annotate is None:
         annotate = max(matrix.shape) <= 8
     if annotate:
@@ -168,13 +185,9 @@ def mask_heatmap(
     matrix = _as_matrix("mask", mask)
     if matrix.dtype != torch.bool:
         raise TypeError(f"mask must be a boolean tensor, got dtype {matrix.dtype}")
-    if ax is None:
-        _, ax = plt.subplots()
-    ax.imshow(matrix.int().numpy(), cmap=ListedColormap(MASK_COLORS), vmin=0, vmax=1)
-    _label_axes(ax, matrix, xticklabels, yticklabels)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    ax, _ = _draw_matrix(matrix.int(), ax, title=title, xlabel=xlabel, ylabel=ylabel,
+                         xticklabels=xticklabels, yticklabels=yticklabels,
+                         cmap=ListedColormap(MASK_COLORS), vmin=0, vmax=1)
     if legend:
         handles = [Patch(color=MASK_COLORS[1], label="True: may attend"),
                    Patch(color=MASK_COLORS[0], label="False: blocked")]
@@ -427,15 +440,11 @@ def matrix_heatmap(
         ValueError: If ``matrix`` is not a matrix.
     """
     values = _as_matrix("matrix", matrix).float()
-    if ax is None:
-        _, ax = plt.subplots()
-    if centered:
-        limit = float(values.abs().max()) or 1.0
-        image = ax.imshow(values.numpy(), cmap="RdBu_r", vmin=-limit, vmax=limit, aspect=aspect)
-    else:
-        image = ax.imshow(values.numpy(), cmap="viridis", aspect=aspect)
-    _label_axes(ax, values, xticklabels, yticklabels)
-    ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
+    limit = float(values.abs().max()) or 1.0
+    scale = dict(cmap="RdBu_r", vmin=-limit, vmax=limit) if centered else dict(cmap="viridis")
+    ax, image = _draw_matrix(values, ax, title=title, xlabel=xlabel, ylabel=ylabel,
+                             xticklabels=xticklabels, yticklabels=yticklabels,
+                             aspect=aspect, **scale)
     if annotate:
         for (i, j), v in _cells(values):
             ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7)
