@@ -32,7 +32,7 @@ TARGET = 1.03
 SIZES = {
     # name: (B, S, L, d_model, h, d_ff, N, V)
     "training chapter": (64, 12, 12, 32, 4, 64, 2, 16),
-    "larger": (64, 32, 32, 256, 8, 1024, 3, 1000),
+    "larger": (32, 32, 32, 128, 8, 512, 2, 1000),
 }
 
 

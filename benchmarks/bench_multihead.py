@@ -49,7 +49,7 @@ def step(
 def median_ms(
     runs: dict[str, Callable[[], None]], reps: int, warmup: int
 ) -> dict[str, float]:
-    """Run each function ``warmup`` times, then ``reps`` times interleaved; ms."""
+    """Run each function ``warmup`` times, then ``reps`` times interleaved; medians."""
     times: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(warmup):
         for run in runs.values():

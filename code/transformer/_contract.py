@@ -1,9 +1,9 @@
 """When the checks run: once per call path at the public entry, or not at all.
 
 Every public entry point (the ``forward`` of a module a reader may call
-directly, and the functions that take tensors) is marked with :func:`entry`
+directly, and the functions that take tensors) is marked with ``@entry``
 and starts with one call to its check, a function marked with
-:func:`contract`. When an entry calls another entry, as the model calls its
+``@contract``. When an entry calls another entry, as the model calls its
 layers, the inner check is skipped: the outer check already covered its
 inputs. :func:`set_checks` turns every check off, for the speed-up measured
 in ``benchmarks/README.md``, once a model is known to be called correctly.

@@ -16,7 +16,7 @@ import torch
 from ._checks import check_positive_int
 
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = 0, 1, 2, 3
-"""The reserved ids: padding, beginning of sequence, end of sequence, unknown word."""
+"""Reserved ids of padding, beginning of sequence, end of sequence and unknown words."""
 
 SPECIAL_TOKENS = ("<pad>", "<bos>", "<eos>", "<unk>")
 """The reserved tokens, in id order."""

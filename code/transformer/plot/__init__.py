@@ -3,8 +3,8 @@
 Plotting lives here and never in the model modules. Every helper takes an
 optional ``ax`` so figures can be combined, and returns the ``Axes`` it drew
 on. Figures have an opaque white background so they stay readable in the
-site's dark mode. The heatmaps are in :mod:`transformer.plot.heatmaps`, the
-curves in :mod:`transformer.plot.curves`; the architecture diagram has its
+site's dark mode. The heatmaps are in ``transformer.plot.heatmaps``, the
+curves in ``transformer.plot.curves``; the architecture diagram has its
 own module, :mod:`transformer.diagram`.
 """
 

@@ -33,7 +33,7 @@ MASK_COLORS = ("#d9d9d9", "#2b6cb0")
 
 
 def use_book_style() -> None:
-    """Apply :data:`BOOK_STYLE` to matplotlib's global settings."""
+    """Apply ``BOOK_STYLE`` to matplotlib's global settings."""
     mpl.rcParams.update(BOOK_STYLE)
 
 
