@@ -11,7 +11,9 @@ from conftest import ROOT, chapters
 
 pytestmark = pytest.mark.slow
 
-PACKAGE_INCLUDE = re.compile(r"^```\{literalinclude\} \.\./code/transformer/(\w+)\.py$", re.M)
+PACKAGE_INCLUDE = re.compile(
+    r"^```\{literalinclude\} \.\./code/transformer/(\w+)\.py$", re.M
+)
 
 
 def package_listings(chapter: str) -> list[str]:
@@ -40,15 +42,19 @@ def test_every_package_listing_names_its_file_and_links_to_the_api(
     ]
     captions = [c for c in captions if c and "code/transformer/" in c.get_text()]
     expected = package_listings(chapter)
-    assert [re.search(r"code/transformer/(\w+)\.py", c.get_text())[1] for c in captions] == (
-        expected
-    ), f"{chapter}: a package listing without a caption naming its file"
+    assert [
+        re.search(r"code/transformer/(\w+)\.py", c.get_text())[1] for c in captions
+    ] == (expected), f"{chapter}: a package listing without a caption naming its file"
     for caption, module in zip(captions, expected):
         hrefs = [a["href"] for a in caption.find_all("a", href=True)]
-        repo = [h for h in hrefs if h.endswith(f"/blob/main/code/transformer/{module}.py")]
+        repo = [
+            h for h in hrefs if h.endswith(f"/blob/main/code/transformer/{module}.py")
+        ]
         assert repo and repo[0].startswith("https://"), (chapter, hrefs)
         api = [urlsplit(h) for h in hrefs if urlsplit(h).path == "api.html"]
-        assert api, f"{chapter}: caption of {module}.py has no link to api.html: {hrefs}"
+        assert api, (
+            f"{chapter}: caption of {module}.py has no link to api.html: {hrefs}"
+        )
         assert api[0].fragment in api_anchors, (chapter, api[0].fragment)
         # An object re-exported by another module is documented there (canonical
         # name); a private helper links to its class or module.
