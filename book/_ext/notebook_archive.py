@@ -1,17 +1,20 @@
-"""The package's wheel and the "download all" archive of the book's notebooks.
+"""The package's wheel, built once per package state, and the zip of all notebooks.
 
-:func:`build_wheel` builds the ``transformer`` package into a wheel without
-the network (``pip wheel --no-build-isolation --no-index``, using the
-setuptools of the running environment). It builds from a copy of the project,
-so no ``build/`` or ``*.egg-info`` folder appears in the checkout.
+:func:`cached_wheel` keeps one wheel per package fingerprint (the SHA-256 of
+``package_cache.package_hash`` over ``code/transformer``, with a digest of
+``pyproject.toml``) in a cache folder; a build at a known state only looks it
+up. A new state is built offline (``pip wheel --no-build-isolation
+--no-index``) from a copy of ``pyproject.toml``, ``README.md`` and the package,
+so nothing appears in the checkout. The newest few states are kept.
 
-:func:`write_archive` zips a folder that holds the notebooks, that wheel, a
-``requirements.txt`` and a ``README.md``: everything needed to run the whole
-book on a machine that never sees the site.
+:func:`write_archive` zips a folder holding the notebooks, that wheel, a
+``requirements.txt`` and a ``README.md``: all a reader needs to run the book
+on a machine that never sees the site.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -22,57 +25,48 @@ import zipfile
 from email.parser import Parser
 from pathlib import Path
 
-# Never copied into the wheel's build folder: version control, environments,
-# caches and earlier build output.
-SKIPPED_NAMES = re.compile(r"^(\..*|__pycache__|.*\.egg-info|build|dist|node_modules)$")
-# Offline, from the running environment's setuptools, without dependencies.
+from package_cache import package_hash
+
+KEEP_STATES = 4
 PIP_WHEEL = ("-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
-             "--disable-pip-version-check", "--quiet")
-# The archive pins a dependency to the version in the project's requirements.txt,
-# and asks for these too, to run the notebooks in Jupyter.
-JUPYTER_REQUIREMENTS = ("ipykernel",)
+             "--disable-pip-version-check", "--quiet")  # offline, with this environment's setuptools
+JUPYTER_REQUIREMENTS = ("ipykernel",)  # besides the wheel's own dependencies
 
 
-def _requirement_name(line: str) -> str:
-    match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line)
-    return re.sub(r"[-_.]+", "-", match.group(1)).lower() if match else ""
-
-
-def build_wheel(project: Path, destination: Path, *, skip: tuple[Path, ...] = ()) -> Path:
-    """Build the project's wheel into ``destination`` and return its path.
+def cached_wheel(root: Path, package: Path, cache: Path) -> Path:
+    """Return the wheel of the project at ``root`` in its current state, building it if new.
 
     Args:
-        project: Folder with ``pyproject.toml``.
-        destination: Folder for the wheel (created if missing).
-        skip: Folders of the project not to copy (the Sphinx build folder).
+        root: Folder with ``pyproject.toml`` and ``README.md``.
+        package: The package's folder, whose fingerprint keys the cache.
+        cache: Folder of the cached wheels, one sub-folder per state.
 
     Raises:
         RuntimeError: If pip cannot build the wheel.
     """
-    skipped = {path.resolve() for path in skip}
-
-    def ignore(folder: str, names: list[str]) -> set[str]:
-        return {
-            name
-            for name in names
-            if SKIPPED_NAMES.match(name)
-            or (Path(folder) / name).resolve() in skipped
-            or (Path(folder) / name / "pyvenv.cfg").is_file()
-        }
-
-    destination.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="wheel-") as tmp:
-        source = Path(tmp) / "project"
-        shutil.copytree(project, source, ignore=ignore, symlinks=True)
-        dist = Path(tmp) / "dist"
-        command = [sys.executable, *PIP_WHEEL, "--wheel-dir", str(dist), str(source)]
-        result = subprocess.run(command, capture_output=True, text=True)
-        wheels = sorted(dist.glob("*.whl"))
-        if result.returncode != 0 or len(wheels) != 1:
-            raise RuntimeError(f"pip wheel failed (is setuptools installed?):\n{result.stderr}")
-        target = destination / wheels[0].name
-        shutil.copyfile(wheels[0], target)
-    return target
+    pyproject = hashlib.sha256((root / "pyproject.toml").read_bytes()).hexdigest()
+    folder = cache / f"{package_hash(package)[:16]}-{pyproject[:8]}"
+    if not folder.is_dir():
+        cache.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=cache, prefix=".build-") as tmp:
+            source, dist = Path(tmp, "project"), Path(tmp, "dist")
+            shutil.copytree(package, source / package.relative_to(root),
+                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            for name in ("pyproject.toml", "README.md"):
+                shutil.copyfile(root / name, source / name)
+            command = [sys.executable, *PIP_WHEEL, "--wheel-dir", str(dist), str(source)]
+            result = subprocess.run(command, capture_output=True, text=True)
+            if result.returncode != 0 or len(list(dist.glob("*.whl"))) != 1:
+                raise RuntimeError(f"pip wheel failed (is setuptools installed?):\n{result.stderr}")
+            try:
+                dist.rename(folder)
+            except OSError:  # a concurrent build at the same state was first
+                pass
+    os.utime(folder)
+    states = [p for p in cache.iterdir() if not p.name.startswith(".")]  # not builds under way
+    for old in sorted(states, key=lambda p: p.stat().st_mtime)[:-KEEP_STATES]:
+        shutil.rmtree(old, ignore_errors=True)
+    return next(folder.glob("*.whl"))
 
 
 def wheel_metadata(wheel: Path) -> dict[str, list[str]]:
@@ -83,82 +77,35 @@ def wheel_metadata(wheel: Path) -> dict[str, list[str]]:
     return {key: message.get_all(key, []) for key in set(message.keys())}
 
 
+def requires_python(wheel: Path) -> tuple[int, int]:
+    """Return the oldest Python the wheel supports (its ``Requires-Python: >=X.Y``)."""
+    found = re.search(r">=\s*(\d+)\.(\d+)", "".join(wheel_metadata(wheel).get("Requires-Python", [])))
+    return (int(found[1]), int(found[2])) if found else (3, 0)
+
+
+def _name(requirement: str) -> str:
+    match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
+    return re.sub(r"[-_.]+", "-", match[1]).lower() if match else ""
+
+
 def archive_requirements(wheel: Path, project_requirements: Path) -> str:
-    """Return the archive's ``requirements.txt``: the wheel, its dependencies and Jupyter's kernel.
+    """Return the archive's ``requirements.txt``: the wheel, its dependencies, Jupyter's kernel.
 
     A dependency that the project's ``requirements.txt`` pins keeps that pin, so
     the notebooks run with the versions that computed their outputs.
     """
-    pinned = {}
-    if project_requirements.is_file():
-        for line in project_requirements.read_text().splitlines():
-            if line.strip() and not line.lstrip().startswith(("#", "-")):
-                pinned[_requirement_name(line)] = line.split("#", 1)[0].strip()
-    wanted = [r.split(";", 1)[0].strip() for r in wheel_metadata(wheel).get("Requires-Dist", [])]
-    wanted += [pinned.get(name, name) for name in JUPYTER_REQUIREMENTS]
-    lines = [pinned.get(_requirement_name(r), r) for r in wanted]
+    pinned = {
+        _name(line): line.split("#", 1)[0].strip()
+        for line in project_requirements.read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith(("#", "-"))
+    }
+    wanted = [r.split(";", 1)[0] for r in wheel_metadata(wheel).get("Requires-Dist", [])]
+    lines = [pinned.get(_name(r), r.strip()) for r in [*wanted, *JUPYTER_REQUIREMENTS]]
     return (
-        "# What the notebooks need: pip install -r requirements.txt (from this folder).\n"
-        "# For a CPU-only torch add: --extra-index-url https://download.pytorch.org/whl/cpu\n"
+        "# What the notebooks need; README.md says how to install it (CPU-only torch).\n"
         + "\n".join([*lines, f"./{wheel.name}"])
         + "\n"
     )
-
-
-def archive_readme(
-    *, title: str, book_url: str, repository_url: str, chapters: list[tuple[str, str]], wheel: str
-) -> str:
-    """Return the archive's ``README.md``.
-
-    Args:
-        title: The book's title.
-        book_url: Address of the hosted book.
-        repository_url: Address of the source repository.
-        chapters: ``(file name, title)`` of every notebook, in reading order.
-        wheel: File name of the package's wheel.
-    """
-    listing = "\n".join(f"- `{name}`: {chapter}" for name, chapter in chapters)
-    return f"""# {title}: the notebooks
-
-Every chapter of [{title}]({book_url}) as a Jupyter notebook, with the outputs
-computed when the book was built, and the package the chapters import.
-
-## Run them
-
-With Python 3.11 or newer, from this folder:
-
-```bash
-python -m venv .venv && . .venv/bin/activate
-pip install -r requirements.txt   # the package ({wheel}), what it needs, ipykernel
-pip install jupyterlab            # if you have no Jupyter yet
-jupyter lab
-```
-
-Installing the requirements is the only step that needs the network (or a
-package mirror). After that nothing is downloaded: the notebooks need no
-network, and the first cell of each one installs the `transformer` package
-from `{wheel}` in this folder only if it is not importable already.
-
-In Colab or another Jupyter, open a notebook on its own: its first cell then
-installs the package from the book's site or from {repository_url}.
-
-## Contents
-
-{listing}
-- `{wheel}`: the `transformer` package
-- `requirements.txt`: what the notebooks import
-
-The source of the book and of the package: {repository_url}
-"""
-
-
-def partial_file(target: Path) -> Path:
-    """Return a new file beside ``target``, to write and then rename over it."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}-")
-    os.close(handle)
-    os.chmod(name, 0o644)  # mkstemp's 0600 would hide the file from a web server
-    return Path(name)
 
 
 def write_archive(folder: Path, target: Path) -> Path:
@@ -170,3 +117,12 @@ def write_archive(folder: Path, target: Path) -> Path:
                 archive.write(path, Path(target.stem) / path.relative_to(folder))
     partial.replace(target)
     return target
+
+
+def partial_file(target: Path) -> Path:
+    """Return a new file beside ``target``, to write and then rename over it."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}-")
+    os.close(handle)
+    os.chmod(name, 0o644)  # mkstemp's 0600 would hide the file from a web server
+    return Path(name)
