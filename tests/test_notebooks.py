@@ -66,8 +66,7 @@ from conftest import ROOT, chapters
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 from doctree_notebook import doctree_cells  # noqa: E402
-from notebook_archive import cached_wheel  # noqa: E402
-from notebook_download import ARCHIVE, RECIPE, recipe  # noqa: E402
+from notebook_download import ARCHIVE, RECIPE, cached_wheel, recipe  # noqa: E402
 from standalone_notebook import CPU_INDEX, setup_cell_source  # noqa: E402
 from stream_merge import merge_streams  # noqa: E402
 
@@ -110,7 +109,7 @@ def executed(*sources: str | None) -> nbformat.NotebookNode:
 def write(doctree: nodes.Node, notebook=None, fignumbers=None) -> tuple[list, list[str]]:
     warnings: list[str] = []
     cells = doctree_cells(
-        doctree, notebook or executed(), page_url=URL + "attention.html", srcdir=ROOT / "book",
+        doctree, notebook or executed(), page_url=URL + "attention.html",
         fignumbers=fignumbers or {}, warn=warnings.append,
     )
     return cells, warnings
@@ -782,3 +781,16 @@ def test_notebook_runs_offline_from_the_wheel_and_prints_the_page_numbers(site, 
     assert_same_outputs(
         PageOutputs((site / f"{name}.html").read_text()).cells, notebook_outputs(ran)
     )
+
+
+def test_pages_workflow_publishes_the_notebooks_where_colab_links_point():
+    from notebook_download import NOTEBOOK_BRANCH, colab_url
+
+    pages = (ROOT / ".github" / "workflows" / "pages.yml").read_text()
+    assert "git -C _build/notebooks" in pages and "contents: write" in pages
+    assert f'origin "$commit:refs/heads/{NOTEBOOK_BRANCH}"' in pages
+    owner_repo = CONF["REPOSITORY_URL"].removeprefix("https://github.com/")
+    assert colab_url(CONF["REPOSITORY_URL"], "attention") == (
+        f"https://colab.research.google.com/github/{owner_repo}/blob/{NOTEBOOK_BRANCH}/attention.ipynb"
+    )
+    assert colab_url("https://gitlab.com/a/b", "attention") is None

@@ -1,56 +1,131 @@
 """Offer every chapter as a stand-alone notebook, with the package's wheel, a zip and Colab.
 
-At the end of an HTML build (``build-finished``, in the main process, so safe
-with ``-j``) this extension writes
+At the end of an HTML build (in the main process, so safe with ``-j``) this writes
+the package's wheel to ``_downloads/``; each chapter's notebook
+(``doctree_notebook`` cells behind ``standalone_notebook``'s set-up cell) to
+``<build>/notebooks/`` and ``_sources/``; and the zip of ``<build>/notebooks/``,
+which adds a ``requirements.txt`` and a README whose recipe is the repository
+README's (between the ``notebook-recipe`` markers; ``book/index.md`` includes
+the same lines).
 
-1. the package's wheel (cached per package state, ``notebook_archive``) to
-   ``_downloads/``;
-2. each chapter's notebook, made from the doctree Sphinx resolved for its page
-   (``doctree_notebook``) and the outputs myst-nb computed, behind a set-up
-   cell (``standalone_notebook``), to ``<build>/notebooks/<page>.ipynb`` and
-   ``_sources/<page>.ipynb``;
-3. the zip of ``<build>/notebooks/``: the notebooks, the wheel, a
-   ``requirements.txt`` and a ``README.md`` whose recipe is the repository
-   README's (between the ``notebook-recipe`` markers; ``book/index.md``
-   includes the same lines).
+The wheel is built once per package state: :func:`cached_wheel` keys it by the
+package fingerprint (``package_cache.package_hash``) and a digest of
+``pyproject.toml``, builds a new state offline (``pip wheel --no-index``) from
+a copy of the project, and keeps the newest few states.
 
-Each chapter page's download menu offers its notebook, the wheel and the zip
-(not the MyST source, which does not run on its own), and an "Open in Colab"
-button opens the notebook the Pages workflow pushes to the repository's
-``notebooks`` branch.
-
-Configuration (``conf.py``): ``notebook_book_url`` and
-``notebook_repository_url``, the hosted book and its repository on GitHub.
+A chapter's download menu offers its notebook, the wheel and the zip; no page
+offers its MyST source, which does not run on its own. "Open in Colab" opens
+the notebook that ``.github/workflows/pages.yml`` pushes to the ``notebooks``
+branch. Configuration (``conf.py``): ``notebook_book_url`` and
+``notebook_repository_url``, the hosted book and its GitHub repository.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import re
 import shutil
 import subprocess
+import sys
 import tempfile
+import tomllib
+import zipfile
 from pathlib import Path
 from urllib.parse import urlparse
 
 import nbformat
 from jupyter_cache import get_cache
 from sphinx.application import Sphinx
-from sphinx.config import Config
 from sphinx.errors import ConfigError
 from sphinx.util import logging
 
-from doctree_notebook import doctree_cells, inline_markdown
-from notebook_archive import (
-    archive_requirements, cached_wheel, partial_file, requires_python, write_archive
-)
+from doctree_notebook import doctree_cells
+from package_cache import package_hash
 from standalone_notebook import setup_cell_source, standalone_notebook
 
 logger = logging.getLogger(__name__)
 
-NOTEBOOK_FOLDER = "notebooks"
 ARCHIVE = "executable-transformer-notebooks.zip"
-NOTEBOOK_BRANCH = "notebooks"  # where .github/workflows/pages.yml pushes the notebooks
-WHEEL_CACHE = ".wheel_cache"
+NOTEBOOK_BRANCH = "notebooks"
 RECIPE = ("<!-- notebook-recipe: start -->", "<!-- notebook-recipe: end -->")
+KEEP_STATES = 4  # wheels of the newest package states
+PIP_WHEEL = ("-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+             "--disable-pip-version-check", "--quiet")
+
+
+def cached_wheel(root: Path, package: Path, cache: Path) -> Path:
+    """Return the wheel of the project at ``root`` (with ``pyproject.toml``, ``README.md``
+    and ``package``) in its current state from ``cache``, building it there if it is new.
+
+    Raises:
+        RuntimeError: If pip cannot build the wheel.
+    """
+    pyproject = hashlib.sha256((root / "pyproject.toml").read_bytes()).hexdigest()
+    folder = cache / f"{package_hash(package)[:16]}-{pyproject[:8]}"
+    if not folder.is_dir():
+        cache.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=cache, prefix=".build-") as tmp:
+            source, dist = Path(tmp, "project"), Path(tmp, "dist")
+            shutil.copytree(package, source / package.relative_to(root),
+                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            for name in ("pyproject.toml", "README.md"):
+                shutil.copyfile(root / name, source / name)
+            command = [sys.executable, *PIP_WHEEL, "--wheel-dir", str(dist), str(source)]
+            result = subprocess.run(command, capture_output=True, text=True)
+            if result.returncode != 0 or len(list(dist.glob("*.whl"))) != 1:
+                raise RuntimeError(f"pip wheel failed (is setuptools installed?):\n{result.stderr}")
+            try:
+                dist.rename(folder)
+            except OSError:  # a concurrent build at the same state was first
+                pass
+    os.utime(folder)
+    states = [p for p in cache.iterdir() if not p.name.startswith(".")]  # not builds under way
+    for old in sorted(states, key=lambda p: p.stat().st_mtime)[:-KEEP_STATES]:
+        shutil.rmtree(old, ignore_errors=True)
+    return next(folder.glob("*.whl"))
+
+
+def requires_python(root: Path) -> tuple[int, int]:
+    """Return the oldest Python the project supports (``requires-python = ">=X.Y"``)."""
+    spec = tomllib.loads((root / "pyproject.toml").read_text())["project"]["requires-python"]
+    major, minor = re.search(r">=\s*(\d+)\.(\d+)", spec).groups()
+    return int(major), int(minor)
+
+
+def archive_requirements(root: Path, wheel: str) -> str:
+    """Return the archive's ``requirements.txt``: the package's dependencies, pinned as in
+    the project's ``requirements.txt`` (the versions that computed the outputs), Jupyter's
+    kernel and the wheel."""
+    def name(line: str) -> str:
+        return re.sub(r"[-_.]+", "-", re.match(r"\s*([\w.-]*)", line)[1]).lower()
+
+    pinned = {name(line): line.split("#")[0].strip()
+              for line in (root / "requirements.txt").read_text().splitlines()
+              if line.strip() and not line.lstrip().startswith(("#", "-"))}
+    wanted = tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
+    lines = [pinned.get(name(r), r) for r in [*wanted, "ipykernel"]]
+    return "# What the notebooks need; README.md says how to install it.\n" + "\n".join(
+        [*lines, f"./{wheel}", ""]
+    )
+
+
+def write_archive(folder: Path, target: Path) -> None:
+    """Zip ``folder`` into ``target``, under a top folder named like the zip."""
+    partial = target.with_name(f".{target.name}-{os.getpid()}")
+    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                archive.write(path, Path(target.stem) / path.relative_to(folder))
+    partial.replace(target)
+
+
+def place(source: Path, target: Path) -> None:
+    """Copy ``source`` to ``target`` through a new file, so that no reader sees half of it."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f".{target.name}-{os.getpid()}")
+    shutil.copyfile(source, partial)
+    partial.replace(target)
 
 
 def executed_notebook(app: Sphinx, docname: str) -> Path:
@@ -59,11 +134,8 @@ def executed_notebook(app: Sphinx, docname: str) -> Path:
 
 
 def executed_outputs(app: Sphinx, docname: str) -> nbformat.NotebookNode:
-    """Return the executed notebook of a page, with the outputs the page shows.
-
-    In cache mode myst-nb writes ``jupyter_execute/<page>.ipynb`` without the
-    outputs that came from the cache, so take them from jupyter-cache, as the page did.
-    """
+    """Return the executed notebook of a page with the page's outputs (in cache mode,
+    myst-nb writes it without those that came from jupyter-cache, so take them there)."""
     written = nbformat.read(executed_notebook(app, docname), as_version=4)
     if app.config.nb_execution_mode != "cache":
         return written
@@ -75,17 +147,16 @@ def executed_outputs(app: Sphinx, docname: str) -> nbformat.NotebookNode:
 
 def chapters(app: Sphinx) -> list[str]:
     """Return the pages that are notebooks (myst-nb executed them), in reading order."""
-    order = {doc: i for i, doc in enumerate(app.env.toctree_includes.get(app.config.root_doc, []))}
-    found = [doc for doc in app.env.found_docs if executed_notebook(app, doc).is_file()]
-    return sorted(found, key=lambda doc: (order.get(doc, len(order)), doc))
+    order = [*app.env.toctree_includes.get(app.config.root_doc, []), *sorted(app.env.found_docs)]
+    return sorted({doc for doc in order if executed_notebook(app, doc).is_file()}, key=order.index)
 
 
 def colab_url(repository_url: str, docname: str) -> str | None:
     """Return the Colab address of a chapter's published notebook (None off GitHub)."""
     url = urlparse(repository_url)
-    if url.netloc != "github.com" or len(url.path.strip("/").split("/")) != 2:
-        return None
     repository = url.path.strip("/").removesuffix(".git")
+    if url.netloc != "github.com" or repository.count("/") != 1:
+        return None
     return f"https://colab.research.google.com/github/{repository}/blob/{NOTEBOOK_BRANCH}/{docname}.ipynb"
 
 
@@ -106,147 +177,104 @@ def recipe(readme: Path) -> str:
     return text.split(RECIPE[0], 1)[1].split(RECIPE[1], 1)[0].strip()
 
 
-def _on_config_inited(app: Sphinx, config: Config) -> None:
-    for name in ("notebook_book_url", "notebook_repository_url"):
-        if not config[name].startswith("https://"):
-            raise ConfigError(f"{name} must be an https:// address (set it in conf.py)")
-
-
 def _on_builder_inited(app: Sphinx) -> None:
+    for name in ("notebook_book_url", "notebook_repository_url"):
+        if not app.config[name].startswith("https://"):
+            raise ConfigError(f"{name} must be an https:// address (set it in conf.py)")
     if app.builder.format == "html":
-        root = Path(app.confdir)
-        package = root / app.config.package_cache_watch
-        app.notebook_wheel = cached_wheel(root, package, Path(app.outdir).parent / WHEEL_CACHE)
+        root, cache = Path(app.confdir), Path(app.outdir).parent / ".wheel_cache"
+        app.notebook_wheel = cached_wheel(root, root / app.config.package_cache_watch, cache)
 
 
-def _on_page_context(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
-    if doctree is not None and executed_notebook(app, pagename).is_file():
-        context["ipynb_source"] = f"{pagename}.ipynb"  # the theme's .ipynb download
-
-
-def _on_header_buttons(app: Sphinx, pagename: str, templatename: str, context, doctree) -> None:
-    """Drop the MyST-source download; on chapters add the wheel, the zip and Colab."""
-    chapter = "ipynb_source" in context
+def _on_page_context(app: Sphinx, pagename: str, templatename: str, context, doctree) -> None:
+    """Give a chapter's download menu its notebook, the wheel and the zip; add Colab."""
+    chapter = doctree is not None and executed_notebook(app, pagename).is_file()
     pathto, buttons = context["pathto"], context.get("header_buttons", [])
+
+    def link(path: str, text: str, icon: str, tooltip: str) -> dict:
+        url = path if "://" in path else pathto(path, 1)
+        return {"type": "link", "url": url, "text": text, "icon": icon, "tooltip": tooltip,
+                "label": f"{text.strip('.').split()[-1].lower()}-button"}
+
     for group in buttons:
         if group.get("label") == "download-buttons":
-            group["buttons"] = [b for b in group["buttons"] if b["label"] != "download-source-button"]
-            wheel = app.notebook_wheel.name
-            group["buttons"][1:1] = [
-                {"type": "link", "url": pathto(f"_downloads/{wheel}", 1), "text": ".whl",
-                 "tooltip": "Download the package (put it beside the notebook)",
-                 "icon": "fas fa-box", "label": "download-wheel-button"},
-                {"type": "link", "url": pathto(f"_downloads/{ARCHIVE}", 1), "text": ".zip",
-                 "tooltip": "Download every notebook, the package and how to run them",
-                 "icon": "fas fa-file-zipper", "label": "download-zip-button"},
+            group["buttons"] = [b for b in group["buttons"] if "pdf" in b["label"]]
+            group["buttons"][:0] = [
+                link(f"_sources/{pagename}.ipynb", ".ipynb", "fas fa-code", "This notebook"),
+                link(f"_downloads/{app.notebook_wheel.name}", ".whl", "fas fa-box",
+                     "The package (put it beside the notebook)"),
+                link(f"_downloads/{ARCHIVE}", ".zip", "fas fa-file-zipper", "Every notebook"),
             ] if chapter else []
     colab = colab_url(app.config.notebook_repository_url, pagename)
     if chapter and colab:
-        button = {"type": "link", "url": colab, "text": "Colab", "label": "colab-button",
-                  "tooltip": "Open this chapter in Google Colab",
-                  "icon": "_static/images/logo_colab.png"}
+        button = link(colab, "Open in Colab", "_static/images/logo_colab.png", "Run it in Colab")
         buttons.insert(0, {"type": "group", "tooltip": "Run this chapter", "icon": "fas fa-rocket",
                            "buttons": [button], "label": "launch-buttons"})
 
 
 def _stage(app: Sphinx, staging: Path) -> list[str]:
     """Write the notebooks, the wheel, requirements and README into ``staging``."""
-    config, env = app.config, app.env
+    config, env, root = app.config, app.env, Path(app.confdir)
     book_url = config.notebook_book_url.rstrip("/") + "/"
-    wheel = Path(shutil.copy(app.notebook_wheel, staging))
+    wheel = Path(shutil.copy(app.notebook_wheel, staging)).name
+    python = requires_python(root)
     setup = setup_cell_source(
-        wheel=wheel.name,
-        python=requires_python(wheel),
-        fallback=built_from(Path(app.confdir), config.notebook_repository_url),
-        zip_url=f"{book_url}_downloads/{ARCHIVE}",
+        wheel=wheel, python=python, zip_url=f"{book_url}_downloads/{ARCHIVE}",
+        fallback=built_from(root, config.notebook_repository_url),
     )
     listing = []
     for docname in chapters(app):
         executed = executed_outputs(app, docname)
         cells = doctree_cells(
-            env.get_and_resolve_doctree(docname, app.builder),
-            executed,
-            page_url=f"{book_url}{docname}.html",
-            srcdir=Path(app.srcdir),
-            fignumbers=env.toc_fignumbers.get(docname, {}),
-            warn=lambda message, doc=docname: logger.warning(
-                "notebook: %s", message, location=doc, type="notebook"
-            ),
-        )
-        path = staging / f"{docname}.ipynb"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(standalone_notebook(cells, executed, setup), path)
-        listing.append(f"- `{path.name}`: {inline_markdown(env.titles[docname])}")
-    (staging / "requirements.txt").write_text(
-        archive_requirements(wheel, Path(app.confdir) / "requirements.txt")
-    )
+            env.get_and_resolve_doctree(docname, app.builder), executed,
+            page_url=f"{book_url}{docname}.html", fignumbers=env.toc_fignumbers.get(docname, {}),
+            warn=lambda text, doc=docname: logger.warning(f"notebook: {text}", location=doc))
+        nbformat.write(standalone_notebook(cells, executed, setup), staging / f"{docname}.ipynb")
+        listing.append(f"- `{docname}.ipynb`: {env.titles[docname].astext()}")
+    (staging / "requirements.txt").write_text(archive_requirements(root, wheel))
     (staging / "README.md").write_text(
-        f"# {config.project}: the notebooks\n\n"
-        f"Every chapter of [{config.project}]({book_url}) as a Jupyter notebook, with the\n"
-        "outputs computed when the book was built, and the package the chapters import.\n\n"
-        f"## Run them\n\nWith Python {'.'.join(map(str, requires_python(wheel)))} or newer, "
-        f"in this folder:\n\n{recipe(Path(app.confdir) / 'README.md')}\n\n## Contents\n\n"
-        + "\n".join([*listing, f"- `{wheel.name}`: the `transformer` package",
+        f"# {config.project}: the notebooks\n\nEvery chapter of [{config.project}]({book_url})"
+        " as a Jupyter notebook, with the outputs\ncomputed when the book was built, and the"
+        f" package the chapters import.\n\n## Run them\n\nWith Python {python[0]}.{python[1]}"
+        f" or newer, in this folder:\n\n{recipe(root / 'README.md')}\n\n## Contents\n\n"
+        + "\n".join([*listing, f"- `{wheel}`: the `transformer` package",
                      "- `requirements.txt`: what the notebooks import"])
         + f"\n\nThe source of the book and of the package: {config.notebook_repository_url}\n"
     )
     return [line.split("`")[1] for line in listing]
 
 
-def _put(source: Path, target: Path) -> None:
-    """Copy a file into place so that no reader sees half of it."""
-    partial = partial_file(target)
-    shutil.copyfile(source, partial)
-    partial.replace(target)
-
-
-def _publish(app: Sphinx) -> None:
+def _on_build_finished(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
     outdir, build = Path(app.outdir), Path(app.outdir).parent
-    # Written to a new folder first: another build (make chapter, a second
-    # make html) may be publishing into the same build folder.
-    staging = Path(tempfile.mkdtemp(dir=build, prefix=f".{NOTEBOOK_FOLDER}-"))
-    staging.chmod(0o755)
+    # Staged in a new folder: another build may be publishing into this build folder.
+    staging = Path(tempfile.mkdtemp(dir=build, prefix=".notebooks-"))
     try:
+        staging.chmod(0o755)
         names = _stage(app, staging)
         for name in names:
-            _put(staging / name, outdir / "_sources" / name)
-        downloads = outdir / "_downloads"
-        for old in downloads.glob("*.whl"):
-            old.unlink(missing_ok=True)
-        _put(app.notebook_wheel, downloads / app.notebook_wheel.name)
-        write_archive(staging, downloads / ARCHIVE)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    folder = build / NOTEBOOK_FOLDER
-    for attempt in range(5):  # another build may swap its folder in meanwhile
-        old = staging.with_name(f"{staging.name}-old{attempt}")
+            place(staging / name, outdir / "_sources" / name)
+        wheel = app.notebook_wheel
+        place(wheel, outdir / "_downloads" / wheel.name)
+        for old in (outdir / "_downloads").glob("*.whl"):
+            old.unlink(missing_ok=True) if old.name != wheel.name else None
+        write_archive(staging, outdir / "_downloads" / ARCHIVE)
+        shutil.rmtree(build / "notebooks", ignore_errors=True)
         try:
-            if folder.exists():
-                folder.rename(old)
-            staging.rename(folder)
-            break
-        except OSError:
-            continue
-        finally:
-            shutil.rmtree(old, ignore_errors=True)
-    shutil.rmtree(staging, ignore_errors=True)
-    logger.info("notebooks: %d chapters in %s/ and _downloads/%s", len(names), NOTEBOOK_FOLDER, ARCHIVE)
-
-
-def _on_build_finished(app: Sphinx, exception: Exception | None) -> None:
-    if exception is None and app.builder.format == "html":
-        _publish(app)
+            staging.rename(build / "notebooks")
+        except OSError:  # another build swapped its notebooks in meanwhile: keep those
+            pass
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    logger.info("notebooks: %d chapters in notebooks/ and _downloads/%s", len(names), ARCHIVE)
 
 
 def setup(app: Sphinx) -> dict:
     app.add_config_value("notebook_book_url", "", "html", str)
     app.add_config_value("notebook_repository_url", "", "html", str)
-    app.connect("config-inited", _on_config_inited)
     app.connect("builder-inited", _on_builder_inited)
-    # Around sphinx-book-theme's header buttons (priority 501).
-    app.connect("html-page-context", _on_page_context, priority=450)
-    app.connect("html-page-context", _on_header_buttons, priority=502)
+    app.connect("html-page-context", _on_page_context, priority=502)  # after the theme's 501
     app.connect("build-finished", _on_build_finished)
-    # env_version: a new version re-reads every page, so every page gets the new buttons.
+    # A new env_version re-reads (and so re-writes) every page: all get the new buttons.
     return {"env_version": 2, "parallel_read_safe": True, "parallel_write_safe": True}

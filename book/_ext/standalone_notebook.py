@@ -1,20 +1,14 @@
 """A chapter as a stand-alone notebook: a set-up cell, then the page's cells.
 
-The set-up cell (:func:`setup_cell_source`) installs the book's package only
-when the version the notebook was built with is not installed. It looks for
-the package's wheel
-
-1. in the notebook's own folder, when the front end says where the notebook
-   is: VS Code sets ``__vsc_ipynb_file__`` in the kernel, Jupyter Server sets
-   ``JPY_SESSION_NAME`` to the notebook's path;
-2. in the working folder, which Jupyter and VS Code start in the notebook's
-   folder (so 1 matters when a kernel was started elsewhere);
-
-and else installs the repository at the tag or commit the book was built
-from. ``torch`` comes from PyTorch's CPU wheel index unless the environment
-variable ``TORCH_INDEX_URL`` names another index ("" for pip's default). If
-nothing installs, it raises an error of two lines: the Python version needed,
-then "put the wheel beside this notebook, or use the zip".
+The set-up cell installs the book's package unless the version the notebook
+was built with is installed. It looks for the wheel in the notebook's folder
+(VS Code sets ``__vsc_ipynb_file__`` in the kernel, Jupyter Server sets
+``JPY_SESSION_NAME`` to the notebook's path), then in the working folder
+(where Jupyter starts a kernel: the notebook's folder), else installs the
+repository at the tag or commit the book was built from. torch comes from
+PyTorch's CPU wheel index unless ``TORCH_INDEX_URL`` names another. If nothing
+installs, a two-line error gives the Python version needed, then "put the
+wheel beside this notebook, or use the zip".
 """
 
 from __future__ import annotations
@@ -26,15 +20,9 @@ import json
 import nbformat
 
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
-KEEP_METADATA = ("kernelspec", "language_info")
-HIDDEN_BY_TAG = {
-    "hide-input": ("source_hidden",),
-    "remove-input": ("source_hidden",),
-    "hide-output": ("outputs_hidden",),
-    "remove-output": ("outputs_hidden",),
-    "hide-cell": ("source_hidden", "outputs_hidden"),
-    "remove-cell": ("source_hidden", "outputs_hidden"),
-}
+# The tags hide-input, remove-output, ... as the metadata that collapses a cell in JupyterLab.
+HIDDEN = {"input": ["source_hidden"], "output": ["outputs_hidden"],
+          "cell": ["source_hidden", "outputs_hidden"]}
 
 SETUP_TEMPLATE = """\
 # Set-up: install this book's package, {distribution_text} {version_text}, unless it is installed.
@@ -84,45 +72,33 @@ def setup_cell_source(
         zip_url: Address of the zip of all notebooks.
     """
     distribution, version = wheel.split("-")[:2]
-    distribution = distribution.replace("_", "-")
-    strings = dict(distribution=distribution, version=version, wheel=wheel, zip_url=zip_url)
+    values = dict(distribution=distribution.replace("_", "-"), version=version, wheel=wheel,
+                  zip_url=zip_url, fallback=fallback or "", index=CPU_INDEX)
     return SETUP_TEMPLATE.format(
-        **{key: json.dumps(value) for key, value in strings.items()},
-        fallback=json.dumps(fallback or ""),
-        index=json.dumps(CPU_INDEX),
+        **{key: json.dumps(value) for key, value in values.items()},
+        **{f"{key}_text": value for key, value in values.items()},
         python=tuple(python),
         python_text=".".join(map(str, python)),
-        distribution_text=distribution,
-        version_text=version,
     )
 
 
 def standalone_notebook(
     cells: list[nbformat.NotebookNode], executed: nbformat.NotebookNode, setup: str
 ) -> nbformat.NotebookNode:
-    """Return a valid notebook of ``setup``'s cell followed by ``cells``.
+    """Return a valid notebook of ``setup``'s cell followed by copies of ``cells``.
 
-    The tags that hide a cell's input or output on the page also collapse it in
-    JupyterLab (``jupyter`` metadata). Cell ids are derived from the content,
-    and timings and notebook metadata that could name a machine are dropped.
-
-    Args:
-        cells: The chapter's cells (``doctree_notebook.doctree_cells``).
-        executed: The notebook myst-nb executed, for the kernel's metadata.
-        setup: Source of the set-up cell placed first.
+    Cell ids are derived from the content; timings, and notebook metadata other
+    than the kernel's (which could name a machine), are dropped.
     """
-    notebook = nbformat.v4.new_notebook(
-        metadata={k: executed.metadata[k] for k in KEEP_METADATA if k in executed.metadata}
-    )
-    notebook.cells = [nbformat.v4.new_code_cell(setup)]
-    for cell in cells:
-        cell = copy.deepcopy(cell)
+    metadata = {k: v for k, v in executed.metadata.items() if k in ("kernelspec", "language_info")}
+    notebook = nbformat.v4.new_notebook(metadata=metadata)
+    notebook.cells = [nbformat.v4.new_code_cell(setup), *copy.deepcopy(cells)]
+    for index, cell in enumerate(notebook.cells):
         cell.metadata.pop("execution", None)
         for tag in cell.metadata.get("tags", []):
-            for key in HIDDEN_BY_TAG.get(tag, ()):
+            hides, _, what = tag.partition("-")
+            for key in HIDDEN.get(what, []) if hides in ("hide", "remove") else []:
                 cell.metadata.setdefault("jupyter", {})[key] = True
-        notebook.cells.append(cell)
-    for index, cell in enumerate(notebook.cells):
         cell.id = hashlib.sha1(f"{index}\0{cell.source}".encode()).hexdigest()[:8]
     nbformat.validate(notebook)
     return notebook
