@@ -66,7 +66,9 @@ from conftest import ROOT, chapters
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 from doctree_notebook import doctree_cells  # noqa: E402
-from notebook_download import ARCHIVE, RECIPE, cached_wheel, recipe  # noqa: E402
+from notebook_download import (  # noqa: E402
+    ARCHIVE, NOTEBOOK_BRANCH, RECIPE, cached_wheel, colab_url, recipe
+)
 from standalone_notebook import CPU_INDEX, setup_cell_source  # noqa: E402
 from stream_merge import merge_streams  # noqa: E402
 
@@ -316,6 +318,17 @@ def test_recipe_installs_jupyter_with_cpu_torch():
     assert "pip install -r requirements.txt" in text
     index = (ROOT / "book" / "index.md").read_text()
     assert f":start-after: {RECIPE[0]}" in index and f":end-before: {RECIPE[1]}" in index
+
+
+def test_pages_workflow_publishes_the_notebooks_where_colab_links_point():
+    pages = (ROOT / ".github" / "workflows" / "pages.yml").read_text()
+    assert "git -C _build/notebooks" in pages and "contents: write" in pages
+    assert f'origin "$commit:refs/heads/{NOTEBOOK_BRANCH}"' in pages
+    owner_repo = CONF["REPOSITORY_URL"].removeprefix("https://github.com/")
+    assert colab_url(CONF["REPOSITORY_URL"], "attention") == (
+        f"https://colab.research.google.com/github/{owner_repo}/blob/{NOTEBOOK_BRANCH}/attention.ipynb"
+    )
+    assert colab_url("https://gitlab.com/a/b", "attention") is None
 
 
 # -- The built notebooks and the archive ------------------------------------------
@@ -782,15 +795,3 @@ def test_notebook_runs_offline_from_the_wheel_and_prints_the_page_numbers(site, 
         PageOutputs((site / f"{name}.html").read_text()).cells, notebook_outputs(ran)
     )
 
-
-def test_pages_workflow_publishes_the_notebooks_where_colab_links_point():
-    from notebook_download import NOTEBOOK_BRANCH, colab_url
-
-    pages = (ROOT / ".github" / "workflows" / "pages.yml").read_text()
-    assert "git -C _build/notebooks" in pages and "contents: write" in pages
-    assert f'origin "$commit:refs/heads/{NOTEBOOK_BRANCH}"' in pages
-    owner_repo = CONF["REPOSITORY_URL"].removeprefix("https://github.com/")
-    assert colab_url(CONF["REPOSITORY_URL"], "attention") == (
-        f"https://colab.research.google.com/github/{owner_repo}/blob/{NOTEBOOK_BRANCH}/attention.ipynb"
-    )
-    assert colab_url("https://gitlab.com/a/b", "attention") is None

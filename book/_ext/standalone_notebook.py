@@ -3,8 +3,9 @@
 The set-up cell installs the book's package unless the version the notebook
 was built with is installed. It looks for the wheel in the notebook's folder
 (VS Code sets ``__vsc_ipynb_file__`` in the kernel, Jupyter Server sets
-``JPY_SESSION_NAME`` to the notebook's path), then in the working folder
-(where Jupyter starts a kernel: the notebook's folder), else installs the
+``JPY_SESSION_NAME`` to the notebook's path, relative to the server's folder
+in some versions), then in the working folder (where Jupyter starts a kernel:
+the notebook's folder, which covers those versions), else installs the
 repository at the tag or commit the book was built from. torch comes from
 PyTorch's CPU wheel index unless ``TORCH_INDEX_URL`` names another. If nothing
 installs, a two-line error gives the Python version needed, then "put the
