@@ -142,6 +142,11 @@ def test_doctree_cells_keep_text_math_and_code_for_jupyter():
     )
 
 
+def test_doctree_cells_number_equations_as_the_page_does():
+    (cell,), _ = write(nodes.section("", nodes.math_block("", "x = 1", label="eq-x", number=2)))
+    assert cell.source == "$$\nx = 1\n\\tag{2}\n$$"
+
+
 def test_doctree_cells_turn_admonitions_and_tables_into_markdown():
     assert markdown(
         ".. note::\n\n   Masks are **boolean**.\n\n"

@@ -1,23 +1,18 @@
 """Offer every chapter as a stand-alone notebook, with the package's wheel, a zip and Colab.
 
-At the end of an HTML build (in the main process, so safe with ``-j``) this writes
-the package's wheel to ``_downloads/``; each chapter's notebook
-(``doctree_notebook`` cells behind ``standalone_notebook``'s set-up cell) to
-``<build>/notebooks/`` and ``_sources/``; and the zip of ``<build>/notebooks/``,
-which adds a ``requirements.txt`` and a README whose recipe is the repository
-README's (between the ``notebook-recipe`` markers; ``book/index.md`` includes
-the same lines).
+At the end of an HTML build (in the main process, so safe with ``-j``) this
+writes the wheel to ``_downloads/``, each chapter's notebook (``doctree_notebook``
+cells behind ``standalone_notebook``'s set-up cell) to ``<build>/notebooks/``
+and ``_sources/``, and the zip of ``<build>/notebooks/`` with a
+``requirements.txt`` and a README whose recipe is the repository README's
+(between the ``notebook-recipe`` markers; ``book/index.md`` includes them too).
+:func:`cached_wheel` builds the wheel once per package state, keyed by the
+package fingerprint (``package_cache.package_hash``) and ``pyproject.toml``.
 
-The wheel is built once per package state: :func:`cached_wheel` keys it by the
-package fingerprint (``package_cache.package_hash``) and a digest of
-``pyproject.toml``, builds a new state offline (``pip wheel --no-index``) from
-a copy of the project, and keeps the newest few states.
-
-A chapter's download menu offers its notebook, the wheel and the zip; no page
-offers its MyST source, which does not run on its own. "Open in Colab" opens
+A chapter's download menu offers its notebook, the wheel and the zip (no page
+offers its MyST source, which does not run on its own); "Open in Colab" opens
 the notebook that ``.github/workflows/pages.yml`` pushes to the ``notebooks``
-branch. Configuration (``conf.py``): ``notebook_book_url`` and
-``notebook_repository_url``, the hosted book and its GitHub repository.
+branch. Configuration (``conf.py``): ``notebook_book_url``, ``notebook_repository_url``.
 """
 
 from __future__ import annotations
