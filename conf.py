@@ -19,8 +19,12 @@ copyright = "2026, The Executable Transformer contributors"
 language = "en"
 
 # -- Where the book lives: the one place for both addresses ----------------------
-# The hosted site and the repository. Notebook set-up cells, download links,
-# the theme's repository button and the hosting workflows all read these.
+# The hosted site and the repository. The pages (canonical links, the theme's
+# repository button), the notebooks (links, set-up cell: git+REPOSITORY_URL at
+# the built commit) and the "Open in Colab" links all read these two.
+# A fork sets both to its own: BOOK_URL where its Pages workflow publishes
+# (https://<owner>.github.io/<repository>/), REPOSITORY_URL its GitHub address,
+# where the Pages workflow also pushes the `notebooks` branch that Colab opens.
 BOOK_URL = "https://executable-transformer.github.io/book/"
 REPOSITORY_URL = "https://github.com/executable-transformer/book"
 
@@ -68,10 +72,11 @@ nb_merge_streams = True
 nb_ipywidgets_js = {}
 package_cache_watch = "code/transformer"
 
-# -- Downloadable notebooks (book/_ext/notebook_download.py, issue #6) ------------
-# Every chapter as a stand-alone .ipynb whose first cell installs the package
-# from the site's wheel or the repository, and _downloads/ holds the wheel and
-# a zip of all notebooks. Links in the notebooks point at the hosted book.
+# -- Downloadable notebooks (book/_ext/notebook_download.py) ---------------------
+# Every chapter as a stand-alone .ipynb, made from the parsed page, whose first
+# cell installs the package from the wheel beside it or the repository;
+# _downloads/ holds the wheel and a zip of all notebooks. Links in the
+# notebooks point at the hosted book.
 notebook_book_url = BOOK_URL
 notebook_repository_url = REPOSITORY_URL
 
