@@ -751,3 +751,15 @@ def test_notebook_runs_offline_from_the_wheel_and_prints_the_page_numbers(site, 
     assert_same_outputs(
         PageOutputs((site / f"{name}.html").read_text()).cells, notebook_outputs(ran)
     )
+
+
+def test_myst_markdown_glue_role_becomes_the_glued_value():
+    book = FakeBook()
+    converter = MarkdownConverter(book, {"share": "0.2512", "n": "1234567", "name": "'pre-norm'"})
+    text, _ = converter.convert(
+        "A share of {glue:text}`share:.1%`, {glue:text}`n:,d` parameters, {glue:text}`name`."
+    )
+    assert text == "A share of 25.1%, 1,234,567 parameters, pre-norm."
+    assert not book.warnings
+    converter.convert("{glue:text}`missing`")
+    assert book.warnings == ["no glued value named 'missing'"]

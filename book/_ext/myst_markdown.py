@@ -12,6 +12,7 @@ plain Markdown, one cell at a time:
   line (the code cells between ``solution-start`` and ``solution-end`` stay
   where they are);
 * references and ``{doc}``/``{ref}`` roles become links to the hosted book;
+* a ``{glue:text}`` role becomes the value the chapter's cells glued;
 * a ``literalinclude`` becomes the code block it shows; images become cell
   attachments; targets and comments are dropped.
 
@@ -23,6 +24,7 @@ is plain text processing. Anything it does not know is reported through
 
 from __future__ import annotations
 
+import ast
 import re
 import textwrap
 from dataclasses import dataclass
@@ -156,8 +158,9 @@ class MarkdownConverter:
     it opens in one Markdown cell and closes in a later one.
     """
 
-    def __init__(self, resolver: Resolver) -> None:
+    def __init__(self, resolver: Resolver, glue: dict[str, str] | None = None) -> None:
         self.resolver = resolver
+        self.glue = glue or {}
         self._exercises = 0
         self._open_solution: str | None = None
         self._attachments: dict[str, dict[str, str]] = {}
@@ -369,6 +372,8 @@ class MarkdownConverter:
         title, target = (explicit["title"], explicit["target"]) if explicit else ("", content)
         if kind == "math":
             return f"${content}$"
+        if domain == "glue" or name == "glue":
+            return self._glue(content)
         if kind in {"sub", "sup"}:
             return f"<{kind}>{content}</{kind}>"
         if kind in LITERAL_ROLES and domain in {"", "std"}:
@@ -379,6 +384,25 @@ class MarkdownConverter:
             return self._link_role(kind, title, target)
         self.resolver.warn(f"no notebook rendering for the role {{{name}}}", "role")
         return title or target
+
+    def _glue(self, content: str) -> str:
+        """Paste a glued value as myst-nb's ``{glue:text}`key:format``` does."""
+        key, _, spec = content.partition(":")
+        if key not in self.glue:
+            self.resolver.warn(f"no glued value named {key!r}", "glue")
+            return key
+        try:
+            value = ast.literal_eval(self.glue[key])
+        except (SyntaxError, ValueError):
+            value = self.glue[key]
+        if not spec:
+            return str(value)
+        kind = spec[-1]
+        if kind in "bcdoxX":
+            value = int(value)
+        elif kind in "eEfFgGn%":
+            value = float(value)
+        return format(value, spec)
 
     def _python_role(self, kind: str, title: str, target: str) -> str:
         name = target.lstrip("~!.")

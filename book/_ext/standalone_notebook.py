@@ -84,6 +84,19 @@ def merge_outputs(notebook: nbformat.NotebookNode, executed: nbformat.NotebookNo
         cell.execution_count = done.get("execution_count")
 
 
+def glued_values(executed: nbformat.NotebookNode) -> dict[str, str]:
+    """Return the ``text/plain`` of every value the chapter's cells glued, by name."""
+    values = {}
+    for cell in executed.cells:
+        for output in cell.get("outputs", []):
+            record = output.get("metadata", {}).get("scrapbook")
+            if record:
+                values[record["name"]] = output["data"].get(
+                    record.get("mime_prefix", "") + "text/plain", ""
+                )
+    return values
+
+
 def show_tags_to_jupyter(cell: nbformat.NotebookNode) -> None:
     """Add the ``jupyter`` metadata (collapsed input/output) that a display tag asks for."""
     for tag in cell.metadata.get("tags", []):
@@ -104,7 +117,7 @@ def standalone_notebook(
     """
     notebook = jupytext.read(source)
     merge_outputs(notebook, executed)
-    converter = MarkdownConverter(resolver)
+    converter = MarkdownConverter(resolver, glued_values(executed))
     cells = [nbformat.v4.new_code_cell(setup)]
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
