@@ -14,7 +14,8 @@ from collections.abc import Sequence
 
 import torch
 
-from ._checks import check_positive_int, check_token_ids
+from ._checks import check_positive_int
+from ._tensor_checks import check_token_ids
 from .decoder_only import DecoderOnlyTransformer
 from .masks import padding_mask, prefix_lm_mask
 from .model import Transformer

@@ -5,15 +5,9 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ._checks import (
-    check_divisible,
-    check_mask,
-    check_positive_int,
-    check_probability,
-    check_sequence,
-    shape_str,
-)
+from ._checks import check_divisible, check_positive_int, check_probability, shape_str
 from ._contract import contract, entry
+from ._tensor_checks import check_mask, check_sequence
 from .attention import scaled_dot_product_attention
 
 
@@ -134,7 +128,7 @@ def _check_multihead(
     mha: MultiHeadAttention, query: object, key: object, value: object, mask: object
 ) -> None:
     """Check the arguments of :meth:`MultiHeadAttention.forward`."""
-    check_sequence("query", query, mha.d_model, "(B, L, d_model)")
+    check_sequence("query", query, mha.d_model, "(B, L, d_model)", mha.w_q.weight)
     check_sequence("key", key, mha.d_model, "(B, S, d_model)")
     check_sequence("value", value, mha.d_model, "(B, S, d_model)")
     (B, L, _), S = query.shape, key.shape[1]
@@ -148,5 +142,11 @@ def _check_multihead(
             f"key and value must have the dtype of query, {query.dtype}, "
             f"got {key.dtype} and {value.dtype}"
         )
+    if key.device != query.device or value.device != query.device:
+        raise ValueError(
+            f"key and value must be on the device of query, {query.device}, "
+            f"got {key.device} and {value.device}"
+        )
     if mask is not None:
-        check_mask("mask", mask, (B, mha.h, L, S), "(B, h, L, S)")
+        target = (B, mha.h, L, S)
+        check_mask("mask", mask, target, "(B, h, L, S)", device=query.device)

@@ -11,8 +11,9 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ._checks import check_positive_int, check_probability, check_sequence
+from ._checks import check_positive_int, check_probability
 from ._contract import contract, entry
+from ._tensor_checks import check_sequence
 
 
 def _add_positions(
@@ -159,7 +160,10 @@ def _check_positions(
     module: SinusoidalPositionalEncoding | LearnedPositionalEmbedding, x: object
 ) -> None:
     """Check that ``x`` is ``(B, L, d_model)`` with ``L <= max_len``."""
-    check_sequence("x", x, module.d_model)
+    table = (
+        module.pe if isinstance(module, SinusoidalPositionalEncoding) else module.weight
+    )
+    check_sequence("x", x, module.d_model, weight=table)
     L = x.shape[1]
     if L > module.max_len:
         raise ValueError(

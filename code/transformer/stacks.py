@@ -104,7 +104,7 @@ class Encoder(_Stack):
                 not boolean.
             ValueError: If ``x`` or ``mask`` has the wrong shape.
         """
-        check_encoder_inputs(x, mask, self.d_model, self.h)
+        check_encoder_inputs(self, x, mask)
         for layer in self.layers:
             x = layer(x, mask)
         return x if self.norm is None else self.norm(x)
@@ -171,7 +171,7 @@ class Decoder(_Stack):
                 not boolean.
             ValueError: If a shape does not fit.
         """
-        check_decoder_inputs(x, memory, self_mask, cross_mask, self.d_model, self.h)
+        check_decoder_inputs(self, x, memory, self_mask, cross_mask)
         for layer in self.layers:
             x = layer(x, memory, self_mask, cross_mask)
         return x if self.norm is None else self.norm(x)
