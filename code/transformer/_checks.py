@@ -3,7 +3,8 @@
 Each helper raises ``TypeError`` for the wrong kind of object and
 ``ValueError`` for the wrong shape or value. Messages always name the
 argument, what was expected and what was received, so that bad input never
-surfaces as a cryptic error deep inside a matmul. :mod:`transformer._contract`
+surfaces as a cryptic error deep inside a matmul. The checks of token ids
+are in ``transformer._id_checks``. :mod:`transformer._contract`
 decides when they run: once per call path, and not at all when turned off.
 """
 
@@ -162,3 +163,136 @@ def check_divisible(name: str, value: int, divisor_name: str, divisor: int) -> N
             f"{name} must be divisible by {divisor_name}: got {name}={value}, "
             f"{divisor_name}={divisor} (remainder {value % divisor})"
         )
+
+
+def check_mask(
+    name: str,
+    mask: object,
+    target: Sequence[int],
+    expected: str,
+    *,
+    device: torch.device | None = None,
+    batched: bool = False,
+) -> torch.Tensor:
+    """Check that ``mask`` is boolean, on ``device``, and broadcasts to ``target``.
+
+    A mask broadcasts from the right, so a mask with fewer dimensions than
+    ``target`` lines up with its last ones: a 2-D mask is read as ``(L, S)``,
+    the same for every sequence and head. A ``(B, S)`` padding mask would
+    therefore be read as ``(L, S)``, silently when ``B == L``; and a 3-D
+    ``(B, L, S)`` mask would put the batch on the head axis. So a 3-D mask is
+    rejected wherever a 4-D one is expected, and with ``batched`` (a mask that
+    differs between sequences, such as a source mask) so is a 2-D one.
+
+    Args:
+        name: The argument's name, used in the error message.
+        mask: The mask to check; ``True`` means "may attend".
+        target: The shape the mask must broadcast to, e.g. ``(B, h, L, S)``.
+        expected: ``target`` in shape letters, e.g. ``"(B, h, L, S)"``.
+        device: The device of the tensors the mask goes with, if known.
+        batched: Require all the dimensions of ``target``.
+
+    Returns:
+        ``mask``, unchanged.
+
+    Raises:
+        TypeError: If ``mask`` is not a boolean tensor.
+        ValueError: If ``mask`` is on another device or does not broadcast to
+            ``target``, or has too few dimensions to be unambiguous.
+    """
+    if not isinstance(mask, torch.Tensor):
+        kind = type(mask).__name__
+        raise TypeError(f"{name} must be a boolean torch.Tensor, got {kind}")
+    if mask.dtype != torch.bool:
+        raise TypeError(
+            f"{name} must be a boolean tensor (True = may attend), "
+            f"got dtype {mask.dtype}; convert a 0/1 mask with `{name}.bool()`"
+        )
+    if device is not None and mask.device != device:
+        raise ValueError(
+            f"{name} must be on the device of the inputs, {device}, got {mask.device}; "
+            f"move it with `{name}.to('{device}')`"
+        )
+    try:
+        broadcast = torch.broadcast_shapes(mask.shape, tuple(target))
+    except RuntimeError:
+        broadcast = None
+    hint = ""
+    if len(target) == 4 and mask.dim() == 3:
+        hint = f"; give a (B, L, S) mask its head axis: `{name}[:, None]`"
+    elif len(target) == 4 and batched and mask.dim() < 4:
+        hint = f"; a (B, S) padding mask needs `{name}[:, None, None, :]`"
+    if broadcast != tuple(target) or hint:
+        raise ValueError(
+            f"{name} must broadcast to {expected} = {shape_str(target)}, "
+            f"got shape {shape_str(mask.shape)}{hint}"
+        )
+    return mask
+
+
+def check_float(name: str, x: torch.Tensor, expected: str) -> None:
+    """Raise ``TypeError`` unless ``x`` holds floating-point numbers."""
+    if not x.dtype.is_floating_point:
+        raise TypeError(
+            f"{name} must be a floating-point tensor of shape {expected}, "
+            f"got dtype {x.dtype}"
+        )
+
+
+def check_like(name: str, x: torch.Tensor, weight: torch.Tensor, owner: str) -> None:
+    """Check that ``x`` has the dtype and device of ``weight``, the owner's weights.
+
+    Raises:
+        TypeError: If the dtypes differ.
+        ValueError: If the devices differ.
+    """
+    if x.dtype != weight.dtype:
+        raise TypeError(
+            f"{name} must have the dtype of {owner}, {weight.dtype}, got {x.dtype}; "
+            f"convert it with `{name}.to({weight.dtype})`, or the module with "
+            f"`.to({x.dtype})`"
+        )
+    if x.device != weight.device:
+        raise ValueError(
+            f"{name} must be on the device of {owner}, {weight.device}, "
+            f"got {x.device}; move it with `{name}.to('{weight.device}')`"
+        )
+
+
+def check_sequence(
+    name: str,
+    x: object,
+    d_model: int,
+    expected: str = "(B, L, d_model)",
+    weight: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """Check that ``x`` is a batch of sequences of ``d_model``-wide vectors.
+
+    Args:
+        name: The argument's name, used in the error message.
+        x: The object to check.
+        d_model: The required last dimension.
+        expected: The expected shape in shape letters.
+        weight: A weight of the module ``x`` goes into; ``x`` must have its
+            dtype and device.
+
+    Returns:
+        ``x``, unchanged.
+
+    Raises:
+        TypeError: If ``x`` is not a floating-point tensor, or its dtype is
+            not ``weight``'s.
+        ValueError: If ``x`` is not three-dimensional, is empty, its last
+            dimension is not ``d_model``, or it is on another device than
+            ``weight``.
+    """
+    x = check_tensor(name, x, ndim=3, expected=expected)
+    if not x.dtype.is_floating_point:
+        raise TypeError(
+            f"{name} must be a floating-point tensor of shape {expected}, "
+            f"got dtype {x.dtype}"
+        )
+    check_last_dim(name, x, d_model, expected)
+    if weight is not None:
+        check_like(name, x, weight, "the module's weights")
+    return x

@@ -7,9 +7,8 @@ import math
 import torch
 import torch.nn.functional as F
 
-from ._checks import check_probability, check_tensor, shape_str
+from ._checks import check_like, check_mask, check_probability, check_tensor, shape_str
 from ._contract import contract, entry
-from ._tensor_checks import check_like, check_mask
 
 
 @entry

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 import torch
 
 from ._checks import check_positive_int
-from ._tensor_checks import check_token_ids
+from ._id_checks import check_token_ids
 from .decoder_only import DecoderOnlyTransformer
 from .masks import padding_mask, prefix_lm_mask
 from .model import Transformer

@@ -5,8 +5,9 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
+from ._checks import check_mask
 from ._contract import contract, entry
-from ._tensor_checks import check_mask, check_token_ids
+from ._id_checks import check_token_ids
 from .config import DecoderOnlyConfig, check_config
 from .embedding import TokenEmbedding
 from .masks import causal_mask

@@ -10,7 +10,7 @@ import torch.nn.functional as F
 
 from ._checks import check_positive_int
 from ._contract import contract, entry
-from ._tensor_checks import check_token_ids
+from ._id_checks import check_token_ids
 
 
 class TokenEmbedding(nn.Module):

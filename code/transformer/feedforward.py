@@ -5,9 +5,8 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ._checks import check_choice, check_positive_int, check_probability
+from ._checks import check_choice, check_positive_int, check_probability, check_sequence
 from ._contract import contract, entry
-from ._tensor_checks import check_sequence
 
 ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "gelu": nn.GELU}
 """The activations a feed-forward network may use, by name."""

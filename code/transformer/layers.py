@@ -5,9 +5,8 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ._checks import shape_str
+from ._checks import check_like, check_mask, check_sequence, shape_str
 from ._contract import contract, entry
-from ._tensor_checks import check_like, check_mask, check_sequence
 from .feedforward import PositionwiseFeedForward
 from .multihead import MultiHeadAttention
 from .norm import AddNorm
@@ -72,6 +71,7 @@ class EncoderLayer(nn.Module):
             x: The source sequence.
             mask: Optional boolean mask, ``True`` = may attend, broadcastable
                 to ``(B, h, L, L)``; typically a ``(B, 1, 1, L)`` padding mask.
+                A 2-D mask is read as ``(L, L)``, the same for every sequence.
 
         Returns:
             The transformed sequence.
@@ -162,7 +162,8 @@ class DecoderLayer(nn.Module):
                 target padding. ``None`` lets every position see every other.
             cross_mask: Optional boolean mask over the source, ``True`` = may
                 attend, broadcastable to ``(B, h, L, S)``; usually the source's
-                ``(B, 1, 1, S)`` padding mask.
+                ``(B, 1, 1, S)`` padding mask. It must be 4-D: give a ``(B, S)``
+                mask its axes with ``mask[:, None, None, :]``.
 
         Returns:
             The transformed target sequence.

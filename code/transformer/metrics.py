@@ -10,8 +10,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from ._checks import check_tensor
-from ._tensor_checks import check_float, check_id_range
+from ._checks import check_float, check_tensor
+from ._id_checks import check_id_range
 from .batches import Batch
 from .tokenizer import PAD_ID
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ._checks import shape_str
+from ._checks import check_mask, check_sequence, shape_str
 from ._contract import contract, entry
-from ._tensor_checks import check_id_range, check_id_tensor, check_mask, check_sequence
+from ._id_checks import check_id_range, check_id_tensor
 from .config import TransformerConfig, check_config
 from .embedding import TokenEmbedding
 from .masks import causal_mask
@@ -75,7 +75,8 @@ class Transformer(nn.Module):
             src_mask: Optional boolean mask over the source, ``True`` = may
                 attend; it must broadcast to both ``(B, h, S, S)`` and
                 ``(B, h, L, S)``, so in practice it is the ``(B, 1, 1, S)``
-                padding mask from :func:`~transformer.masks.padding_mask`.
+                padding mask from :func:`~transformer.masks.padding_mask`. It
+                must be 4-D: a ``(B, S)`` mask needs ``mask[:, None, None, :]``.
             tgt_mask: Optional boolean mask over the target, ``True`` = may
                 attend, broadcastable to ``(B, h, L, L)``. ``None`` means the
                 causal mask; a mask given here replaces it, so it should
@@ -108,7 +109,7 @@ class Transformer(nn.Module):
         Args:
             src: Source token ids.
             src_mask: Optional boolean mask, ``True`` = may attend,
-                broadcastable to ``(B, h, S, S)``; usually ``(B, 1, 1, S)``.
+                broadcastable to ``(B, h, S, S)``; 4-D, usually ``(B, 1, 1, S)``.
 
         Returns:
             The memory that :meth:`decode` attends to.

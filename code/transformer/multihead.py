@@ -5,9 +5,15 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ._checks import check_divisible, check_positive_int, check_probability, shape_str
+from ._checks import (
+    check_divisible,
+    check_mask,
+    check_positive_int,
+    check_probability,
+    check_sequence,
+    shape_str,
+)
 from ._contract import contract, entry
-from ._tensor_checks import check_mask, check_sequence
 from .attention import scaled_dot_product_attention
 
 
@@ -81,8 +87,10 @@ class MultiHeadAttention(nn.Module):
             value: What is read at each key position; usually ``key``.
             mask: Optional boolean mask, ``True`` = may attend, ``False`` =
                 blocked, broadcastable to ``(B, h, L, S)``: ``(L, S)`` for a
-                causal mask, ``(B, 1, 1, S)`` for key padding. A ``(B, L, S)``
-                mask needs a head axis first: ``mask[:, None]``.
+                causal mask, ``(B, 1, 1, S)`` for key padding. A 2-D mask is
+                read as ``(L, S)``, the same for every sequence, so a ``(B, S)``
+                padding mask must become ``mask[:, None, None, :]``; a 3-D
+                ``(B, L, S)`` mask is rejected and needs ``mask[:, None]``.
 
         Returns:
             The attended sequence. The weights are kept in :attr:`attn_weights`.

@@ -8,14 +8,16 @@ import torch
 import torch.nn as nn
 
 from ._checks import (
+    check_float,
     check_last_dim,
+    check_like,
     check_positive_float,
     check_positive_int,
     check_probability,
+    check_sequence,
     check_tensor,
 )
 from ._contract import contract, entry
-from ._tensor_checks import check_float, check_like, check_sequence
 
 
 class LayerNorm(nn.Module):

@@ -11,9 +11,8 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ._checks import check_positive_int, check_probability
+from ._checks import check_positive_int, check_probability, check_sequence
 from ._contract import contract, entry
-from ._tensor_checks import check_sequence
 
 
 def _add_positions(

@@ -90,6 +90,7 @@ class Encoder(_Stack):
             x: The embedded source sequence.
             mask: Optional boolean mask, ``True`` = may attend, broadcastable
                 to ``(B, h, S, S)``; typically the ``(B, 1, 1, S)`` padding mask.
+                A 2-D mask is read as ``(S, S)``, the same for every sequence.
 
         Returns:
             The memory that the decoder attends to.
@@ -156,7 +157,8 @@ class Decoder(_Stack):
             self_mask: Optional boolean mask over the target, ``True`` = may
                 attend, broadcastable to ``(B, h, L, L)``; usually causal.
             cross_mask: Optional boolean mask over the source, ``True`` = may
-                attend, broadcastable to ``(B, h, L, S)``.
+                attend, broadcastable to ``(B, h, L, S)``; 4-D, e.g.
+                ``(B, 1, 1, S)``.
 
         Returns:
             The decoded target sequence, before the output projection.

@@ -24,8 +24,7 @@ import math
 import torch
 import torch.nn as nn
 
-from ._checks import check_divisible, check_positive_int
-from ._tensor_checks import check_mask, check_sequence
+from ._checks import check_divisible, check_mask, check_positive_int, check_sequence
 from .attention import scaled_dot_product_attention
 from .multihead import MultiHeadAttention
 
