@@ -5,8 +5,9 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ._checks import check_mask, check_token_ids
+from ._checks import check_mask
 from ._contract import contract, entry
+from ._id_checks import check_token_ids
 from .config import DecoderOnlyConfig, check_config
 from .embedding import TokenEmbedding
 from .masks import causal_mask
@@ -78,7 +79,7 @@ class DecoderOnlyTransformer(nn.Module):
             ValueError: If an id is outside the vocabulary, ``x`` is empty or
                 longer than ``max_len``, or ``mask`` does not fit.
         """
-        _check_forward(self.config, x, mask)
+        _check_forward(self, x, mask)
         if mask is None:
             mask = causal_mask(x.shape[1], device=x.device)  # (L, L)
         hidden = self.positional(self.embed(x))  # (B, L, d_model)
@@ -87,9 +88,10 @@ class DecoderOnlyTransformer(nn.Module):
 
 
 @contract
-def _check_forward(c: DecoderOnlyConfig, x: object, mask: object) -> None:
+def _check_forward(model: DecoderOnlyTransformer, x: object, mask: object) -> None:
     """Check the arguments of :meth:`DecoderOnlyTransformer.forward`."""
-    check_token_ids("x", x, c.vocab_size, c.max_len)
+    c, device = model.config, model.out_proj.weight.device
+    check_token_ids("x", x, c.vocab_size, c.max_len, device)
     B, L = x.shape
     if mask is not None:
-        check_mask("mask", mask, (B, c.h, L, L), "(B, h, L, L)")
+        check_mask("mask", mask, (B, c.h, L, L), "(B, h, L, L)", device=device)

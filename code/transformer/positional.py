@@ -159,7 +159,10 @@ def _check_positions(
     module: SinusoidalPositionalEncoding | LearnedPositionalEmbedding, x: object
 ) -> None:
     """Check that ``x`` is ``(B, L, d_model)`` with ``L <= max_len``."""
-    check_sequence("x", x, module.d_model)
+    table = (
+        module.pe if isinstance(module, SinusoidalPositionalEncoding) else module.weight
+    )
+    check_sequence("x", x, module.d_model, weight=table)
     L = x.shape[1]
     if L > module.max_len:
         raise ValueError(

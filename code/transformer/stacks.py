@@ -90,6 +90,7 @@ class Encoder(_Stack):
             x: The embedded source sequence.
             mask: Optional boolean mask, ``True`` = may attend, broadcastable
                 to ``(B, h, S, S)``; typically the ``(B, 1, 1, S)`` padding mask.
+                A 2-D mask is read as ``(S, S)``, the same for every sequence.
 
         Returns:
             The memory that the decoder attends to.
@@ -104,7 +105,7 @@ class Encoder(_Stack):
                 not boolean.
             ValueError: If ``x`` or ``mask`` has the wrong shape.
         """
-        check_encoder_inputs(x, mask, self.d_model, self.h)
+        check_encoder_inputs(self, x, mask)
         for layer in self.layers:
             x = layer(x, mask)
         return x if self.norm is None else self.norm(x)
@@ -156,7 +157,8 @@ class Decoder(_Stack):
             self_mask: Optional boolean mask over the target, ``True`` = may
                 attend, broadcastable to ``(B, h, L, L)``; usually causal.
             cross_mask: Optional boolean mask over the source, ``True`` = may
-                attend, broadcastable to ``(B, h, L, S)``.
+                attend, broadcastable to ``(B, h, L, S)``; 4-D, e.g.
+                ``(B, 1, 1, S)``.
 
         Returns:
             The decoded target sequence, before the output projection.
@@ -171,7 +173,7 @@ class Decoder(_Stack):
                 not boolean.
             ValueError: If a shape does not fit.
         """
-        check_decoder_inputs(x, memory, self_mask, cross_mask, self.d_model, self.h)
+        check_decoder_inputs(self, x, memory, self_mask, cross_mask)
         for layer in self.layers:
             x = layer(x, memory, self_mask, cross_mask)
         return x if self.norm is None else self.norm(x)
