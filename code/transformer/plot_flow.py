@@ -19,14 +19,8 @@ import torch.nn as nn
 from matplotlib.figure import Figure
 from matplotlib.patches import ConnectionPatch
 
-from . import (
-    AddNorm,
-    DecoderLayer,
-    EncoderLayer,
-    Transformer,
-    scaled_dot_product_attention,
-)
-from .plot import use_book_style
+from . import AddNorm, DecoderLayer, EncoderLayer, Transformer
+from .attention import scaled_dot_product_attention
 
 SUBLAYERS = {
     (EncoderLayer, "add_norm1"): "self-attention",
@@ -110,9 +104,7 @@ def residual_stream_norms(
         if kind is not None and ".layers." in parent_name:
             handles.append(module.register_forward_hook(hook_for(name, kind)))
     if not handles:
-        raise ValueError(
-            "model must contain EncoderLayer or DecoderLayer modules in a stack"
-        )
+        raise ValueError("model must have EncoderLayer or DecoderLayer modules")
     try:
         with torch.no_grad():
             model(*inputs, **kwargs)
@@ -125,7 +117,7 @@ def residual_stream_norms(
 def residual_stream_plot(
     records: Sequence[SublayerNorms], *, title: str = ""
 ) -> Figure:
-    """Draw the stream's norm and each sublayer's contribution, one group of bars per block.
+    """Draw the stream's norm and each sublayer's contribution, per block.
 
     Args:
         records: The output of :func:`residual_stream_norms`.
@@ -139,7 +131,6 @@ def residual_stream_plot(
     """
     if not records:
         raise ValueError("records must hold at least one SublayerNorms, got none")
-    use_book_style()
     fig, ax = plt.subplots(figsize=(max(6.4, 0.62 * len(records) + 1.5), 4.2))
     x = [float(i) for i in range(len(records))]
     width = 0.27
@@ -168,7 +159,7 @@ def cross_attention_flow(
     tgt: torch.Tensor,
     src_mask: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, list[torch.Tensor]]:
-    """Run an encoder-decoder model once; return its memory and each cross-attention's weights.
+    """Run a model once; return its memory and each cross-attention's weights.
 
     A hook recomputes the weights from the module's own projections.
 
@@ -225,7 +216,7 @@ def memory_flow_plot(
     tgt_labels: Sequence[str],
     title: str = "",
 ) -> Figure:
-    """Draw the memory of one example and the cross-attention it feeds in every decoder layer.
+    """Draw one example's memory and the cross-attention it feeds in each layer.
 
     Left, the memory as a heatmap (one row per source token); right, one
     panel per decoder layer, bottom layer at the bottom, with the weights
@@ -251,7 +242,7 @@ def memory_flow_plot(
     """
     if memory.ndim != 2 or not weights:
         raise ValueError(
-            f"memory must have shape (S, d_model) and weights be a non-empty list, got memory "
+            f"memory must have shape (S, d_model), weights be non-empty; got memory "
             f"shape {tuple(memory.shape)} and {len(weights)} weight tensors"
         )
     S = memory.shape[0]
@@ -263,7 +254,6 @@ def memory_flow_plot(
             )
     if len(src_labels) != S:
         raise ValueError(f"src_labels must have S={S} entries, got {len(src_labels)}")
-    use_book_style()
     N = len(weights)
     fig = plt.figure(figsize=(9.5, 2.6 * N + 0.8))
     grid = fig.add_gridspec(N, 2, width_ratios=[1.3, 1], wspace=0.45, hspace=0.7)
