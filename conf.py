@@ -117,5 +117,6 @@ autodoc_typehints_description_target = "documented"
 # attention-explorer.js draws every `.attention-explorer` that a chapter's cell
 # exported (transformer.explorer); print.css styles the page for `make pdf`
 # and for a reader's own printing.
-html_css_files += ["attention-explorer.css", ("print.css", {"media": "print"})]
+html_css_files += ["attention-explorer.css", "accessibility.css", ("print.css", {"media": "print"})]
 html_js_files = [("attention-explorer.js", {"defer": "defer"})]
+extensions += ["print_book"]  # `make pdf` prints the singlehtml build
