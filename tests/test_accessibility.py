@@ -7,6 +7,9 @@ network. The explorer tests open the chapter from ``file://``, as a reader who
 downloaded the site would.
 """
 
+import re
+from html import unescape
+
 import pytest
 
 from browser_support import serve
@@ -17,6 +20,15 @@ pytestmark = pytest.mark.browser
 
 # axe's impact levels that must not occur
 BLOCKING = {"serious", "critical"}
+
+# Wait for the page to be still before axe measures colours: math typeset,
+# fonts loaded, and no CSS transition (the theme fading in its colours) running.
+SETTLED = """async () => {
+  if (window.MathJax?.startup?.promise) await MathJax.startup.promise;
+  await document.fonts.ready;
+  const moving = document.getAnimations().filter(a => a instanceof CSSTransition);
+  await Promise.all(moving.map(a => a.finished.catch(() => null)));
+}"""
 
 
 def _site_pages(site):
@@ -37,11 +49,10 @@ def axe_results(browser, site):  # noqa: F811
     with serve(site) as base_url:
         for mode in ("light", "dark"):
             page = browser.new_page()
-            page.emulate_media(color_scheme=mode)
+            page.emulate_media(color_scheme=mode, reduced_motion="reduce")
             for path in _site_pages(site):
                 page.goto(base_url + path, wait_until="load")
-                page.evaluate("async () => { if (window.MathJax?.startup?.promise) "
-                              "await MathJax.startup.promise; }")  # fmt: skip
+                page.evaluate(SETTLED)
                 assert page.evaluate("document.documentElement.dataset.theme") == mode
                 violations = axe.run(page).response["violations"]
                 found[(path, mode)] = [
@@ -160,3 +171,20 @@ def test_explorer_keyboard_reaches_and_changes_every_control(chapter, name):
     assert page.evaluate("document.activeElement.closest('tr').dataset.query") == "1"
     assert "Query 1" in root.locator(".ae-readout").inner_text()
     assert record == {"errors": [], "remote": []}
+
+
+# -- Figures ------------------------------------------------------------------------
+
+FIGURE = re.compile(r'<img\b[^>]*\bsrc="_images/[^"]*"[^>]*>')
+ALT = re.compile(r'\balt="([^"]*)"')
+
+
+def test_every_figure_has_alt_text_that_says_what_it_shows(site):
+    poor = {}
+    for path in sorted(site.glob("*.html")):
+        for tag in FIGURE.findall(path.read_text()):
+            alt = unescape(ALT.search(tag).group(1)) if ALT.search(tag) else ""
+            # a sentence or more, never the file's name or a bare "image"
+            if len(alt.split()) < 8 or re.search(r"\.(png|svg|jpe?g)\b|_images|^image", alt):
+                poor.setdefault(path.name, []).append(alt or tag)
+    assert poor == {}

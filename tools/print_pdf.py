@@ -3,9 +3,10 @@
 Usage: ``python tools/print_pdf.py SINGLEHTML_FOLDER OUTPUT.pdf``
 
 The page is opened from ``file://`` with print media emulated, so
-``book/_static/print.css`` applies. Before printing, this script waits for
-MathJax to typeset every formula, opens every folded block (solutions, hidden
-inputs) and puts a table of contents after the book's title. Chromium numbers
+``book/_static/print.css`` applies; the theme adds the table of contents
+(its print-only ``#jb-print-toc``). Before printing, this script waits for
+MathJax to typeset every formula and opens every folded block (solutions,
+hidden inputs). Chromium numbers
 the pages in the footer. Next to the PDF it writes ``print-report.json``:
 the chapters, and any code block wider than the page or formula left raw
 (both must be empty lists; the script fails otherwise).
@@ -36,31 +37,15 @@ PREPARE = r"""async () => {
   }
   for (const d of document.querySelectorAll("details")) d.open = true;
   for (const e of document.querySelectorAll(".toggle-hidden")) e.classList.remove("toggle-hidden");
-  // The table of contents: one entry per chapter, linked to its first heading.
+  // The chapters, for the report (the theme prints the table of contents).
   const chapters = [...document.querySelectorAll('span[id^="document-"]')].map(span => {
     // singlehtml nests each chapter under the index's headings: its title is
     // the first heading of the section that follows the span, whatever its level.
     const heading = span.nextElementSibling.querySelector("h1, h2, h3, h4");
-    if (!heading.id) heading.id = "print-" + span.id;
-    return {title: heading.textContent.replace(/[#¶]\s*$/, "").trim(), id: heading.id};
+    return heading.textContent.replace(/[#¶]\s*$/, "").trim();
   });
-  const nav = document.createElement("nav");
-  nav.className = "print-toc";
-  nav.setAttribute("aria-label", "Contents");
-  const heading = document.createElement("h2");
-  heading.textContent = "Contents";
-  const list = document.createElement("ol");
-  for (const c of chapters) {
-    const a = Object.assign(document.createElement("a"), {href: "#" + c.id, textContent: c.title});
-    const item = document.createElement("li");
-    item.append(a);
-    list.append(item);
-  }
-  nav.append(heading, list);
-  const title = document.querySelector("article h1");
-  title.closest("section").querySelector("p").after(nav);
   await Promise.all([...document.images].map(img => img.decode().catch(() => null)));
-  return chapters.map(c => c.title);
+  return chapters;
 }"""
 
 # Code blocks that are wider than the printed page, and TeX left untypeset.
