@@ -4,20 +4,28 @@ jupyter-cache keys a notebook on its code cells only, so a chapter whose text
 is unchanged would keep showing outputs computed with an older package. This
 extension hashes every file of the watched package and
 
-* points myst-nb at a jupyter-cache folder named after that hash, so a new
-  package version starts from an empty cache (stale folders are removed),
-  and creates that cache before parallel workers start;
+* points myst-nb at a jupyter-cache folder named after that hash, and
+  creates that cache before parallel workers start. The folders of the last
+  few package states are kept (``package_cache_keep``), so an edit to the
+  package and its revert run the chapters once, not twice. A build holds a
+  lock on its folder while it runs, and older folders are removed only when
+  no build holds them: two builds at two package states (``make livehtml``
+  beside ``make html``) never delete each other's cache;
 * records the hash as a config value that Sphinx compares with the one
   pickled in its environment, so a change makes Sphinx re-read every page
   (an unchanged ``.md`` would otherwise not even be parsed again).
 
 Configuration (``conf.py``):
     package_cache_watch: folder of the package, relative to ``conf.py``.
+    package_cache_keep: how many package states to keep (each holds one set of
+        the chapters' outputs).
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
+import os
 import shutil
 from pathlib import Path
 
@@ -29,6 +37,7 @@ from sphinx.util import logging
 logger = logging.getLogger(__name__)
 
 CACHE_ROOT = ".jupyter_cache"
+LOCK = "in-use.lock"
 
 
 def package_hash(folder: Path) -> str:
@@ -42,6 +51,45 @@ def package_hash(folder: Path) -> str:
     return digest.hexdigest()
 
 
+def check_package_source(code: Path) -> None:
+    """Raise RuntimeError unless ``import transformer`` gives ``code/transformer``.
+
+    An environment made for another checkout (an active virtualenv, a
+    ``PYTHONPATH``, a regular install) would otherwise run this book's
+    chapters and tests against that checkout's package.
+    """
+    import transformer
+
+    found, wanted = Path(transformer.__file__).resolve().parent, (code / "transformer").resolve()
+    if found != wanted:
+        raise RuntimeError(
+            f"imported transformer from {found}, not from this checkout's {wanted}. "
+            "Another installation shadows it: unset PYTHONPATH and VIRTUAL_ENV, "
+            "then run `make setup` in this checkout."
+        )
+
+
+def _lock(cache: Path, mode: int):
+    """Return the open lock file of ``cache`` locked in ``mode``, or None if it is taken."""
+    handle = open(cache / LOCK, "a")
+    try:
+        fcntl.flock(handle, mode | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        return None
+    return handle
+
+
+def prune(root: Path, keep: int) -> None:
+    """Remove all but the ``keep`` most recently used caches, skipping those in use."""
+    caches = sorted((p for p in root.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)
+    for old in caches[: max(len(caches) - keep, 0)]:
+        if (handle := _lock(old, fcntl.LOCK_EX)) is not None:
+            logger.info("removing the execution cache of an older package state, %s", old.name)
+            shutil.rmtree(old)
+            handle.close()
+
+
 def _on_config_inited(app: Sphinx, config: Config) -> None:
     folder = Path(app.confdir, config.package_cache_watch)
     if not folder.is_dir():
@@ -50,11 +98,11 @@ def _on_config_inited(app: Sphinx, config: Config) -> None:
     config.package_cache_hash = key
     root = Path(app.outdir).parent / CACHE_ROOT
     cache = root / key
-    if root.is_dir():
-        for old in root.iterdir():
-            if old.is_dir() and old.name != key:
-                logger.info("package changed: removing stale execution cache %s", old.name)
-                shutil.rmtree(old)
+    cache.mkdir(parents=True, exist_ok=True)
+    # Held (shared) until this process ends; parallel workers inherit it.
+    app.package_cache_lock = _lock(cache, fcntl.LOCK_SH)
+    os.utime(cache)  # most recently used
+    prune(root, config.package_cache_keep)
     config.nb_execution_cache_path = str(cache)
     # Create the cache's database here, in the main process. With parallel
     # reading (-j), workers that find no database race to create one, and a
@@ -65,6 +113,7 @@ def _on_config_inited(app: Sphinx, config: Config) -> None:
 
 def setup(app: Sphinx) -> dict:
     app.add_config_value("package_cache_watch", "code/transformer", "env", str)
+    app.add_config_value("package_cache_keep", 4, "", int)
     # Rebuild "env": when the hash differs from the pickled one, every page is re-read.
     app.add_config_value("package_cache_hash", "", "env", str)
     app.connect("config-inited", _on_config_inited, priority=900)
