@@ -117,20 +117,28 @@ def test_make_html_and_test_in_a_path_with_a_space(tmp_path):
     """`make html` and `make test-fast` from a checkout whose path has a space.
 
     Cheap but honest: the copy has the real Makefile, conf.py, extensions,
-    package and tests, but a one-chapter book, and uses this checkout's
-    environment through VIRTUAL_ENV (its set-up stamp is current, so `make`
-    installs nothing; the copy's code/ still wins, see the shadowing test).
-    `make test-fast` runs one test file. What it proves: make's targets,
-    quoting and paths, Sphinx, the kernel and pytest all work there.
+    package and tests, but a one-chapter book, and its .venv is a link to
+    this checkout's (whose set-up stamp is current, so `make` installs
+    nothing; the copy's code/ wins, see the shadowing test). `make test-fast`
+    runs one test file. What it proves: make's targets, quoting and paths,
+    Sphinx, the kernel and pytest work there. What it does not: creating the
+    .venv there (test_failed_setup_removes_the_half_made_venv creates one,
+    up to pip's install).
     """
     copy = _copy_checkout(tmp_path / "a folder with spaces" / "book copy")
     for page in (copy / "book").glob("*.md"):
         page.unlink()
     write_chapters(copy, {"probe": chapter("Probe", "import transformer\ntransformer.setup()\n"
                                                     "print('ran in', 'a folder with spaces' in __import__('os').getcwd())")})
-    env = {**os.environ, "VIRTUAL_ENV": str(ROOT / ".venv")}
+    venv = ROOT / ".venv"
+    installed = (venv / ".executable-transformer-installed").stat().st_mtime
+    for name in ["requirements.txt", "pyproject.toml"]:  # so `make` installs nothing here
+        os.utime(copy / name, (installed - 1, installed - 1))
+    (copy / ".venv").symlink_to(venv)
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
     html = subprocess.run(["make", "html"], cwd=copy, env=env, capture_output=True, text=True)
     assert html.returncode == 0, html.stdout[-4000:] + html.stderr[-4000:]
+    assert "pip install" not in html.stdout
     assert "ran in True" in (copy / "_build" / "html" / "probe.html").read_text()
     tests = subprocess.run(["make", "test-fast", "PYTESTOPTS=tests/test_masks.py"], cwd=copy,
                            env=env, capture_output=True, text=True)
