@@ -33,6 +33,10 @@ def test_failing_cell_reports_chapter_source_and_traceback(tmp_path):
         assert "----> 4 divide(1)" in out, "the traceback is missing"
         assert "please open an issue" not in out and "traceback has been saved" not in out
 
+    write_chapters(project, {"fails": chapter("Fails", "x = 1", FAILING.replace("/ 0", "/ 2"))})
+    build(project)
+    assert not (project / "_build" / "html" / "reports").exists(), "a stale error log is published"
+
 
 @pytest.mark.slow
 def test_timed_out_cell_names_chapter_cell_and_timeout(tmp_path):

@@ -23,8 +23,10 @@ Needs ``nb_execution_raise_on_error = False``: an exception in a parallel
 from __future__ import annotations
 
 import re
+import shutil
 import textwrap
 from contextlib import contextmanager
+from pathlib import Path
 
 import myst_nb.sphinx_
 from myst_nb.sphinx_ import NbMetadataCollector
@@ -124,6 +126,8 @@ def _read_again(app: Sphinx, env, added, changed, removed) -> list[str]:
 def _on_build_finished(app: Sphinx, exception: Exception | None) -> None:
     if exception is None and _failed(app):
         app.statuscode = 1
+    elif exception is None:  # myst-nb's logs of earlier failures hold machine paths
+        shutil.rmtree(Path(app.outdir, "reports"), ignore_errors=True)
 
 
 def setup(app: Sphinx) -> dict:
