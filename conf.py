@@ -43,8 +43,7 @@ extensions = [
     "sphinx_exercise",
     "offline_mathjax",  # MathJax 3 served from _static, no CDN
     "package_cache",  # re-run chapters when code/transformer changes
-    "execution_report",  # a failing cell's traceback, a cell's warning: in the terminal
-    "stream_merge",  # printed output merged exactly, the same on every build
+    "cell_outputs",  # failing cells and warnings reported; printed output merged exactly
     "notebook_download",  # stand-alone .ipynb downloads, and a zip of them all
 ]
 
@@ -67,7 +66,7 @@ myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
 
 nb_execution_mode = "cache"
-# A failing cell is reported by book/_ext/execution_report.py (chapter, cell,
+# A failing cell is reported by book/_ext/cell_outputs.py (chapter, cell,
 # source, traceback) and fails the build; raising instead would lose that
 # report in a parallel worker. A cell tagged `allow-warnings` may show a warning.
 nb_execution_raise_on_error = False

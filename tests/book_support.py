@@ -76,10 +76,27 @@ def build(
     (stderr merged into it, as a terminal shows both).
     """
     out = out or root / "_build" / "html"
-    command = [sys.executable, "-m", "sphinx", "-b", "html", str(root / "book"), str(out),
-               "-d", str(out / ".doctrees"), "-c", str(root), "-n", "-W", "--keep-going",
-               "-j", "2"]
-    result = subprocess.run(command, capture_output=True, text=True, env={**os.environ, **(env or {})})
+    command = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-b",
+        "html",
+        str(root / "book"),
+        str(out),
+        "-d",
+        str(out / ".doctrees"),
+        "-c",
+        str(root),
+        "-n",
+        "-W",
+        "--keep-going",
+        "-j",
+        "2",
+    ]
+    result = subprocess.run(
+        command, capture_output=True, text=True, env={**os.environ, **(env or {})}
+    )
     result.stdout += result.stderr
     if check:
         assert result.returncode == 0, result.stdout[-6000:]
@@ -89,4 +106,6 @@ def build(
 def run_ids(html: Path, names: list[str]) -> dict[str, str]:
     """Return the run id each chapter printed (see :data:`RUN_ID`)."""
     pages = {name: (html / f"{name}.html").read_text() for name in names}
-    return {name: re.search(r"run id: ([0-9a-f]{32})", page).group(1) for name, page in pages.items()}
+    return {
+        name: re.search(r"run id: ([0-9a-f]{32})", page).group(1) for name, page in pages.items()
+    }

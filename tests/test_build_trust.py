@@ -1,7 +1,7 @@
 """A build that explains its failures, imports this checkout, and runs anywhere.
 
 The book tests build small books (tests/book_support.py) with the real
-conf.py and extensions; book/_ext/execution_report.py does the reporting and
+conf.py and extensions; book/_ext/cell_outputs.py does the reporting and
 book/_ext/package_cache.py the import check.
 """
 
@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 from book_support import build, chapter, make_book, write_chapters
-
 from conftest import ROOT
 
 FAILING = "def divide(n):\n    return n / 0\n\ndivide(1)"
@@ -40,8 +39,12 @@ def test_failing_cell_reports_chapter_source_and_traceback(tmp_path):
 
 @pytest.mark.slow
 def test_timed_out_cell_names_chapter_cell_and_timeout(tmp_path):
-    slow = chapter("Slow", "x = 1", "import time\ntime.sleep(60)",
-                   front_matter="execution:\n  timeout: 2\n")
+    slow = chapter(
+        "Slow",
+        "x = 1",
+        "import time\ntime.sleep(60)",
+        front_matter="execution:\n  timeout: 2\n",
+    )
     result = build(make_book(tmp_path, {"slow": slow}), check=False)
     assert result.returncode != 0
     assert "slow.md:21: WARNING: code cell 2 timed out after 2 s (nb_execution_timeout" in (
@@ -52,7 +55,9 @@ def test_timed_out_cell_names_chapter_cell_and_timeout(tmp_path):
 
 @pytest.mark.slow
 def test_cell_warning_fails_build_unless_tagged(tmp_path):
-    shown = chapter("Shown", ':tags: [allow-warnings]\nimport warnings\nwarnings.warn("on purpose")')
+    shown = chapter(
+        "Shown", ':tags: [allow-warnings]\nimport warnings\nwarnings.warn("on purpose")'
+    )
     project = make_book(tmp_path, {"shown": shown})
     build(project)
     page = (project / "_build" / "html" / "shown.html").read_text()
@@ -63,7 +68,9 @@ def test_cell_warning_fails_build_unless_tagged(tmp_path):
     for attempt in ["first build", "second build, nothing changed"]:
         result = build(project, check=False)
         assert result.returncode != 0, attempt
-        assert "warns.md:15: WARNING: code cell 1 raised UserWarning: oops" in result.stdout, attempt
+        assert "warns.md:15: WARNING: code cell 1 raised UserWarning: oops" in result.stdout, (
+            attempt
+        )
 
 
 FAKE = "raise ImportError('the fake transformer was imported')\n"
@@ -94,12 +101,26 @@ def test_checkout_package_wins_over_pythonpath(tmp_path):
     (fake / "transformer").mkdir(parents=True)
     (fake / "transformer" / "__init__.py").write_text(FAKE)
     env = {**os.environ, "PYTHONPATH": str(fake)}
-    tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                            "tests/test_config.py"], cwd=ROOT, env=env, capture_output=True,
-                           text=True)
+    tests = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/test_config.py",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-3000:]
 
-    where = "import transformer\nprint(transformer.__file__.endswith('code/transformer/__init__.py'))"
+    where = (
+        "import transformer\nprint(transformer.__file__.endswith('code/transformer/__init__.py'))"
+    )
     project = make_book(tmp_path / "book", {"where": chapter("Where", where)})
     build(project, env={"PYTHONPATH": str(fake)})
     assert "True" in (project / "_build" / "html" / "where.html").read_text()
@@ -107,8 +128,13 @@ def test_checkout_package_wins_over_pythonpath(tmp_path):
 
 def _copy_checkout(target: Path) -> Path:
     """Copy this checkout's files (tracked and new, not ignored) to ``target``."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                            cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     for name in filter(None, listed.split("\0")):
         if (ROOT / name).is_file():
             (target / name).parent.mkdir(parents=True, exist_ok=True)
@@ -132,11 +158,22 @@ def test_make_html_and_test_in_a_path_with_a_space(tmp_path):
     copy = _copy_checkout(tmp_path / "a folder with spaces" / "book copy")
     for page in (copy / "book").glob("*.md"):
         page.unlink()
-    write_chapters(copy, {"probe": chapter("Probe", "import transformer\ntransformer.setup()\n"
-                                                    "print('ran in', 'a folder with spaces' in __import__('os').getcwd())")})
+    write_chapters(
+        copy,
+        {
+            "probe": chapter(
+                "Probe",
+                "import transformer\ntransformer.setup()\n"
+                "print('ran in', 'a folder with spaces' in __import__('os').getcwd())",
+            )
+        },
+    )
     venv = ROOT / ".venv"
     installed = (venv / ".executable-transformer-installed").stat().st_mtime
-    for name in ["requirements.txt", "pyproject.toml"]:  # so `make` installs nothing here
+    for name in [
+        "requirements.txt",
+        "pyproject.toml",
+    ]:  # so `make` installs nothing here
         os.utime(copy / name, (installed - 1, installed - 1))
     (copy / ".venv").symlink_to(venv)
     env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
@@ -144,8 +181,13 @@ def test_make_html_and_test_in_a_path_with_a_space(tmp_path):
     assert html.returncode == 0, html.stdout[-4000:] + html.stderr[-4000:]
     assert "pip install" not in html.stdout
     assert "ran in True" in (copy / "_build" / "html" / "probe.html").read_text()
-    tests = subprocess.run(["make", "test-fast", "PYTESTOPTS=tests/test_masks.py"], cwd=copy,
-                           env=env, capture_output=True, text=True)
+    tests = subprocess.run(
+        ["make", "test-fast", "PYTESTOPTS=tests/test_masks.py"],
+        cwd=copy,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert tests.returncode == 0, tests.stdout[-4000:] + tests.stderr[-4000:]
     assert " passed" in tests.stdout
 
@@ -159,8 +201,13 @@ def test_failed_setup_removes_the_half_made_venv(tmp_path):
     (copy / "pyproject.toml").write_text("")
     (copy / "requirements.txt").write_text("./no-such-folder\n")
     env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
-    result = subprocess.run(["make", "setup", f"PYTHON={sys.executable}"], cwd=copy, env=env,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        ["make", "setup", f"PYTHON={sys.executable}"],
+        cwd=copy,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode != 0
     assert "removed the half-made .venv" in result.stdout
     assert not (copy / ".venv").exists()

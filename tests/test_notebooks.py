@@ -63,7 +63,7 @@ from conftest import ROOT, chapters
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 from myst_markdown import Attachment, Link, MarkdownConverter  # noqa: E402
 from standalone_notebook import setup_cell_source  # noqa: E402
-from stream_merge import merge_streams  # noqa: E402
+from cell_outputs import merge_streams  # noqa: E402
 
 CONF = runpy.run_path(str(ROOT / "conf.py"))
 ARCHIVE = "executable-transformer-notebooks.zip"

@@ -84,4 +84,9 @@ def test_prune_keeps_recent_and_in_use_caches(tmp_path):
     with open(folders[0] / LOCK, "a") as held:
         fcntl.flock(held, fcntl.LOCK_SH)  # another build is using the oldest state
         prune(tmp_path, keep=3)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["state0", "state3", "state4", "state5"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "state0",
+        "state3",
+        "state4",
+        "state5",
+    ]

@@ -1,24 +1,15 @@
 """Re-execute the chapters whenever the package they import changes.
 
-jupyter-cache keys a notebook on its code cells only, so a chapter whose text
-is unchanged would keep showing outputs computed with an older package. This
-extension hashes every file of the watched package and
+jupyter-cache keys a notebook on its code cells only. This extension hashes
+every file of the package (``package_cache_watch``, relative to ``conf.py``) and
 
-* points myst-nb at a jupyter-cache folder named after that hash, and
-  creates that cache before parallel workers start. The folders of the last
-  few package states are kept (``package_cache_keep``), so an edit to the
-  package and its revert run the chapters once, not twice. A build holds a
-  lock on its folder while it runs, and older folders are removed only when
-  no build holds them: two builds at two package states (``make livehtml``
-  beside ``make html``) never delete each other's cache;
-* records the hash as a config value that Sphinx compares with the one
-  pickled in its environment, so a change makes Sphinx re-read every page
-  (an unchanged ``.md`` would otherwise not even be parsed again).
-
-Configuration (``conf.py``):
-    package_cache_watch: folder of the package, relative to ``conf.py``.
-    package_cache_keep: how many package states to keep (each holds one set of
-        the chapters' outputs).
+* points myst-nb at a jupyter-cache folder named after that hash, created
+  before parallel workers start. The last ``package_cache_keep`` states keep
+  their folders, so a package edit and its revert run the chapters once. A
+  build locks its folder, and an old folder is removed only when unlocked:
+  two builds at two package states never delete each other's;
+* records the hash as an "env" config value, so a change makes Sphinx
+  re-read every page (an unchanged ``.md`` would otherwise not be parsed).
 """
 
 from __future__ import annotations
@@ -52,32 +43,26 @@ def package_hash(folder: Path) -> str:
 
 
 def check_package_source(code: Path) -> None:
-    """Raise RuntimeError unless ``import transformer`` gives ``code/transformer``.
-
-    An environment made for another checkout (an active virtualenv, a
-    ``PYTHONPATH``, a regular install) would otherwise run this book's
-    chapters and tests against that checkout's package.
-    """
+    """Raise RuntimeError unless ``import transformer`` gives ``code/transformer``."""
     import transformer
 
-    found, wanted = Path(transformer.__file__).resolve().parent, (code / "transformer").resolve()
-    if found != wanted:
+    found = Path(transformer.__file__).resolve().parent
+    if found != (code / "transformer").resolve():
         raise RuntimeError(
-            f"imported transformer from {found}, not from this checkout's {wanted}. "
-            "Another installation shadows it: unset PYTHONPATH and VIRTUAL_ENV, "
-            "then run `make setup` in this checkout."
+            f"imported transformer from {found}, not from this checkout's {code}/transformer. "
+            "Another installation shadows it: unset PYTHONPATH and VIRTUAL_ENV, then run "
+            "`make setup` in this checkout."
         )
 
 
 def _lock(cache: Path, mode: int):
-    """Return the open lock file of ``cache`` locked in ``mode``, or None if it is taken."""
+    """Return ``cache``'s lock file locked in ``mode``, or None if another build holds it."""
     handle = open(cache / LOCK, "a")
     try:
         fcntl.flock(handle, mode | fcntl.LOCK_NB)
+        return handle
     except BlockingIOError:
         handle.close()
-        return None
-    return handle
 
 
 def prune(root: Path, keep: int) -> None:
