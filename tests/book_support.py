@@ -67,33 +67,24 @@ def write_chapters(root: Path, chapters: dict[str, str]) -> None:
 
 
 def build(
-    root: Path, *, out: Path | None = None, env: dict | None = None, check: bool = True
+    root: Path,
+    *,
+    out: Path | None = None,
+    env: dict | None = None,
+    check: bool = True,
+    strict: bool = True,
 ) -> subprocess.CompletedProcess:
-    """Build the book at ``root`` strictly into ``out`` (default ``root/_build/html``).
+    """Build the book at ``root`` into ``out`` (default ``root/_build/html``).
 
-    The execution cache goes beside ``out``, in ``out.parent/.jupyter_cache``.
+    As `make html` does: ``-n -W --keep-going`` (``-W`` only if ``strict``),
+    two parallel workers. The execution cache goes in ``out.parent/.jupyter_cache``.
     With ``check``, assert that the build succeeded. Output is in ``.stdout``
     (stderr merged into it, as a terminal shows both).
     """
     out = out or root / "_build" / "html"
-    command = [
-        sys.executable,
-        "-m",
-        "sphinx",
-        "-b",
-        "html",
-        str(root / "book"),
-        str(out),
-        "-d",
-        str(out / ".doctrees"),
-        "-c",
-        str(root),
-        "-n",
-        "-W",
-        "--keep-going",
-        "-j",
-        "2",
-    ]
+    command = [sys.executable, "-m", "sphinx", "-b", "html", str(root / "book"), str(out)]
+    command += ["-d", str(out / ".doctrees"), "-c", str(root), "-n", "--keep-going", "-j", "2"]
+    command += ["-W"] if strict else []
     result = subprocess.run(
         command, capture_output=True, text=True, env={**os.environ, **(env or {})}
     )
