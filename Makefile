@@ -38,7 +38,8 @@ setup: ## Create .venv (if no venv is active) and install everything
 	made=; \
 	if [ -z "$(VIRTUAL_ENV)" ] && ! "$(BIN)/python" -m pip --version >/dev/null 2>&1; then \
 	  made=1; trap 'rm -rf "$(VENV)"' INT TERM; rm -rf "$(VENV)"; \
-	  echo "$(PYTHON) -m venv $(VENV)"; $(PYTHON) -m venv "$(VENV)" || { rm -rf "$(VENV)"; exit 1; }; \
+	  echo "$(PYTHON) -m venv $(VENV)"; \
+	  "$(PYTHON)" -m venv "$(VENV)" || { rm -rf "$(VENV)"; echo "Set-up failed: removed the half-made $(VENV)."; exit 1; }; \
 	fi; \
 	echo "pip install -r requirements.txt -e ."; \
 	if ! "$(BIN)/python" -m pip install --disable-pip-version-check -r requirements.txt -e .; then \
@@ -70,7 +71,7 @@ livehtml: setup ## Rebuild and reload the book in a browser as you edit
 
 serve: ## Preview the built book at http://127.0.0.1:8000
 	@test -f $(BUILDDIR)/html/index.html || { echo "Run 'make html' first."; exit 1; }
-	$(PYTHON) -m http.server 8000 --bind 127.0.0.1 --directory "$(BUILDDIR)/html"
+	"$(PYTHON)" -m http.server 8000 --bind 127.0.0.1 --directory "$(BUILDDIR)/html"
 
 clean-html: ## Remove the built site but keep the execution cache
 	find $(BUILDDIR) -mindepth 1 -maxdepth 1 ! -name .jupyter_cache -exec rm -rf {} + 2>/dev/null || true
