@@ -11,10 +11,13 @@ BUILDDIR   ?= _build
 SPHINXOPTS ?= -n -W --keep-going -j auto
 PYTESTOPTS ?=
 
+# Paths stay relative where they can, and are quoted in recipes, so that a
+# checkout (or an active venv) whose path contains a space works. No target
+# or prerequisite names a path outside the checkout: make splits them at spaces.
 ifdef VIRTUAL_ENV
 ENVDIR := $(VIRTUAL_ENV)
 else
-ENVDIR := $(CURDIR)/$(VENV)
+ENVDIR := $(VENV)
 endif
 BIN   := $(ENVDIR)/bin
 STAMP := $(ENVDIR)/.executable-transformer-installed
@@ -30,39 +33,45 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-11s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-setup: $(STAMP) ## Create .venv (if no venv is active) and install everything
-
-$(STAMP): requirements.txt pyproject.toml
-ifndef VIRTUAL_ENV
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-endif
-	$(BIN)/python -m pip install --disable-pip-version-check -r requirements.txt -e .
-	@touch $@
+setup: ## Create .venv (if no venv is active) and install everything
+	@if [ -f "$(STAMP)" ] && [ "$(STAMP)" -nt requirements.txt ] && [ "$(STAMP)" -nt pyproject.toml ]; then exit 0; fi; \
+	made=; \
+	if [ -z "$(VIRTUAL_ENV)" ] && ! "$(BIN)/python" -m pip --version >/dev/null 2>&1; then \
+	  made=1; trap 'rm -rf "$(VENV)"' INT TERM; rm -rf "$(VENV)"; \
+	  echo "$(PYTHON) -m venv $(VENV)"; \
+	  "$(PYTHON)" -m venv "$(VENV)" || { rm -rf "$(VENV)"; echo "Set-up failed: removed the half-made $(VENV)."; exit 1; }; \
+	fi; \
+	echo "pip install -r requirements.txt -e ."; \
+	if ! "$(BIN)/python" -m pip install --disable-pip-version-check -r requirements.txt -e .; then \
+	  if [ -n "$$made" ]; then rm -rf "$(VENV)"; echo "Set-up failed: removed the half-made $(VENV)."; fi; \
+	  exit 1; \
+	fi; \
+	touch "$(STAMP)"
 
 html: setup ## Build the book into _build/html (runs changed chapters)
-	$(BIN)/sphinx-build -M html book $(BUILDDIR) -c . $(SPHINXOPTS)
+	"$(BIN)"/sphinx-build -M html book $(BUILDDIR) -c . $(SPHINXOPTS)
 
 chapter: setup ## Build one chapter quickly: make chapter CH=attention (not strict)
 	@test -n "$(CH)" || { echo "usage: make chapter CH=<name of book/NAME.md>"; exit 2; }
-	BOOK_ONLY_CHAPTER=$(CH) $(BIN)/sphinx-build -M html book $(BUILDDIR)/chapters/$(CH) -c . -n --keep-going
+	BOOK_ONLY_CHAPTER=$(CH) "$(BIN)"/sphinx-build -M html book $(BUILDDIR)/chapters/$(CH) -c . -n --keep-going
 	@echo "Open $(BUILDDIR)/chapters/$(CH)/html/$(CH).html"
 
 notebooks: html ## Write every chapter as a stand-alone notebook to _build/notebooks
 	@ls $(BUILDDIR)/notebooks
 
 test: setup ## Run the whole test suite, book build and browser tests included
-	$(BIN)/python -m pytest $(PYTESTOPTS)
+	"$(BIN)"/python -m pytest $(PYTESTOPTS)
 
 test-fast: setup ## Run the unit tests only (no book build, no browser)
-	$(BIN)/python -m pytest -m "not slow and not browser" $(PYTESTOPTS)
+	"$(BIN)"/python -m pytest -m "not slow and not browser" $(PYTESTOPTS)
 
 livehtml: setup ## Rebuild and reload the book in a browser as you edit
-	$(BIN)/sphinx-autobuild book $(BUILDDIR)/html -c . $(filter-out -W,$(SPHINXOPTS)) \
+	"$(BIN)"/sphinx-autobuild book $(BUILDDIR)/html -c . $(filter-out -W,$(SPHINXOPTS)) \
 	  --watch code/transformer --watch conf.py --host 127.0.0.1
 
 serve: ## Preview the built book at http://127.0.0.1:8000
 	@test -f $(BUILDDIR)/html/index.html || { echo "Run 'make html' first."; exit 1; }
-	$(PYTHON) -m http.server 8000 --bind 127.0.0.1 --directory $(BUILDDIR)/html
+	"$(PYTHON)" -m http.server 8000 --bind 127.0.0.1 --directory "$(BUILDDIR)/html"
 
 clean-html: ## Remove the built site but keep the execution cache
 	find $(BUILDDIR) -mindepth 1 -maxdepth 1 ! -name .jupyter_cache -exec rm -rf {} + 2>/dev/null || true

@@ -12,6 +12,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
+# Sphinx and every kernel (which inherits PYTHONPATH) import this checkout's
+# code/transformer, whatever else the environment has installed.
+CODE = str(ROOT / "code")
+sys.path.insert(0, CODE)
+_others = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p not in ("", CODE)]
+os.environ["PYTHONPATH"] = os.pathsep.join([CODE, *_others])
+from package_cache import check_package_source  # noqa: E402
+
+check_package_source(ROOT / "code")
+
 # -- Project ------------------------------------------------------------------
 project = "The Executable Transformer"
 author = "The Executable Transformer contributors"
@@ -37,7 +47,7 @@ extensions = [
     "sphinx_exercise",
     "offline_mathjax",  # MathJax 3 served from _static, no CDN
     "package_cache",  # re-run chapters when code/transformer changes
-    "stream_merge",  # printed output merged exactly, the same on every build
+    "cell_outputs",  # failing cells and warnings reported; printed output merged exactly
     "notebook_download",  # stand-alone .ipynb downloads, and a zip of them all
     "listing_captions",  # every listing of package code names its file and object
 ]
@@ -62,8 +72,11 @@ myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
 
 nb_execution_mode = "cache"
-nb_execution_raise_on_error = True
-nb_execution_show_tb = True
+# A failing cell is reported by book/_ext/cell_outputs.py (chapter, cell,
+# source, traceback) and fails the build; raising instead would lose that
+# report in a parallel worker. A cell tagged `allow-warnings` may show a warning.
+nb_execution_raise_on_error = False
+nb_execution_show_tb = False
 nb_execution_timeout = 300
 nb_merge_streams = True
 # The default loads require.js and the widget manager from CDNs; no page needs them.

@@ -1,7 +1,9 @@
 """Shared test set-up: a fixed seed and one torch thread for every test, and
-the built site for the tests that inspect it."""
+the built site for the tests that inspect it. Every test imports this
+checkout's ``code/transformer`` (pyproject's ``pythonpath``, checked here)."""
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,6 +11,11 @@ import torch
 
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"
+
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+from package_cache import check_package_source  # noqa: E402
+
+check_package_source(ROOT / "code")
 
 
 def chapters() -> list[str]:

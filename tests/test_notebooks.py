@@ -70,7 +70,7 @@ from notebook_download import (  # noqa: E402
     ARCHIVE, NOTEBOOK_BRANCH, RECIPE, cached_wheel, colab_url, recipe
 )
 from standalone_notebook import CPU_INDEX, setup_cell_source  # noqa: E402
-from stream_merge import merge_streams  # noqa: E402
+from cell_outputs import merge_streams  # noqa: E402
 
 CONF = runpy.run_path(str(ROOT / "conf.py"))
 NOTEBOOKS = ROOT / "_build" / "notebooks"

@@ -1,82 +1,92 @@
-"""A change to code/transformer/ must re-execute the chapters on the next build.
+"""The execution cache follows the package's state (book/_ext/package_cache.py).
 
-This builds a two-chapter copy of the book in a temporary folder, with the
-real conf.py and extensions and a copy of the package, in parallel (-j 2) as
-`make html` does: once, again unchanged (outputs come from the cache), and
-after a one-line change to the package (the chapters run again, into a fresh
-cache that both parallel workers share).
+The slow tests build a two-chapter copy of the book (tests/book_support.py)
+in a temporary folder, in parallel as `make html` does. Each chapter prints a
+new run id whenever it really executes, so a page's id tells whether its
+chapter ran or came from the cache.
 """
 
-import re
-import shutil
-import subprocess
-import sys
-from pathlib import Path
+import fcntl
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-
-from conftest import ROOT
-
-pytestmark = pytest.mark.slow
-
-CHAPTER = """---
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
-# Probe
-
-```{code-cell} ipython3
-import uuid
-print("run id:", uuid.uuid4().hex)  # NAME
-```
-"""
-
+from book_support import RUN_ID, build, chapter, make_book, run_ids
+from package_cache import LOCK, prune  # book/_ext, on the path from conftest.py
 
 PROBES = ["probe_a", "probe_b"]
 
 
-def _build(project: Path) -> dict[str, str]:
-    cmd = [sys.executable, "-m", "sphinx", "-M", "html", str(project / "book"),
-           str(project / "_build"), "-c", str(project), "-n", "-W", "--keep-going", "-q",
-           "-j", "2"]
-    result = subprocess.run(cmd, capture_output=True, text=True)
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
-    pages = {name: (project / "_build" / "html" / f"{name}.html").read_text() for name in PROBES}
-    return {name: re.search(r"run id: ([0-9a-f]{32})", page).group(1)
-            for name, page in pages.items()}
+def _book(tmp_path, *extra_cells):
+    # Distinct code per chapter: jupyter-cache keys chapters on their code cells.
+    chapters = {name: chapter(name, f"{RUN_ID}  # {name}", *extra_cells) for name in PROBES}
+    return make_book(tmp_path, chapters)
 
 
-def test_package_change_reexecutes_chapters(tmp_path):
-    # A project the extensions accept: the notebook archive builds its wheel.
-    for name in ["conf.py", "pyproject.toml", "requirements.txt", "README.md"]:
-        shutil.copy(ROOT / name, tmp_path / name)
-    for folder in ["_ext", "_static"]:
-        shutil.copytree(ROOT / "book" / folder, tmp_path / "book" / folder,
-                        ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(ROOT / "code" / "transformer", tmp_path / "code" / "transformer",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    toctree = "\n".join(PROBES)
-    (tmp_path / "book" / "index.md").write_text(f"# Index\n\n```{{toctree}}\n{toctree}\n```\n")
+def _change_package(project):
+    module = project / "code" / "transformer" / "masks.py"
+    original = module.read_text()
+    module.write_text(original + "# a one-line change\n")
+    return lambda: module.write_text(original)
+
+
+@pytest.mark.slow
+def test_package_edit_reexecutes_and_revert_reuses_cache(tmp_path):
+    project = _book(tmp_path)
+    html = project / "_build" / "html"
+    build(project)
+    first = run_ids(html, PROBES)
+    build(project)
+    assert run_ids(html, PROBES) == first, "an unchanged book must reuse the cached outputs"
+
+    revert = _change_package(project)
+    build(project)
+    edited = run_ids(html, PROBES)
     for name in PROBES:
-        # Distinct code: jupyter-cache keys chapters on their code cells.
-        (tmp_path / "book" / f"{name}.md").write_text(CHAPTER.replace("NAME", name))
+        assert edited[name] != first[name], f"{name} was not re-executed after the package changed"
 
-    first = _build(tmp_path)
-    assert _build(tmp_path) == first, "an unchanged book must reuse the cached outputs"
+    revert()
+    build(project)
+    assert run_ids(html, PROBES) == first, "after the revert, the chapters must not run again"
+    assert len(list((project / "_build" / ".jupyter_cache").iterdir())) == 2
 
-    module = tmp_path / "code" / "transformer" / "masks.py"
-    module.write_text(module.read_text() + "# a one-line change\n")
-    third = _build(tmp_path)
-    for name in PROBES:
-        assert third[name] != first[name], f"{name} was not re-executed after the package changed"
 
-    caches = list((tmp_path / "_build" / ".jupyter_cache").iterdir())
-    assert len(caches) == 1, "the stale execution cache was not removed"
-    assert _build(tmp_path) == third
+@pytest.mark.slow
+def test_builds_at_two_package_states_run_at_once(tmp_path):
+    """A build at another package state starts while the first one executes.
+
+    The second project is a copy with a changed package whose build writes
+    into the first one's _build/live, as `make livehtml` writes beside
+    `make html`: both use one execution cache folder, _build/.jupyter_cache.
+    """
+    first = _book(tmp_path / "first", "import time\ntime.sleep(4)")
+    second = _book(tmp_path / "second", "import time\ntime.sleep(4)")
+    _change_package(second)
+    caches = first / "_build" / ".jupyter_cache"
+    with ThreadPoolExecutor(1) as pool:
+        started = pool.submit(build, first, check=False)
+        deadline = time.monotonic() + 60
+        while not (caches.is_dir() and any(caches.iterdir())) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        build(second, out=first / "_build" / "live")
+        result = started.result()
+    assert result.returncode == 0, result.stdout[-6000:]
+    assert len(list(caches.iterdir())) == 2
+
+
+def test_prune_keeps_recent_and_in_use_caches(tmp_path):
+    folders = [tmp_path / f"state{i}" for i in range(6)]
+    for age, folder in enumerate(reversed(folders)):
+        folder.mkdir()
+        (folder / LOCK).touch()
+        os.utime(folder, (time.time() - 100 * age,) * 2)  # state0 oldest ... state5 newest
+    with open(folders[0] / LOCK, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_SH)  # another build is using the oldest state
+        prune(tmp_path, keep=3)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "state0",
+        "state3",
+        "state4",
+        "state5",
+    ]

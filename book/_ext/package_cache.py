@@ -1,23 +1,22 @@
 """Re-execute the chapters whenever the package they import changes.
 
-jupyter-cache keys a notebook on its code cells only, so a chapter whose text
-is unchanged would keep showing outputs computed with an older package. This
-extension hashes every file of the watched package and
+jupyter-cache keys a notebook on its code cells only. This extension hashes
+every file of the package (``package_cache_watch``, relative to ``conf.py``) and
 
-* points myst-nb at a jupyter-cache folder named after that hash, so a new
-  package version starts from an empty cache (stale folders are removed),
-  and creates that cache before parallel workers start;
-* records the hash as a config value that Sphinx compares with the one
-  pickled in its environment, so a change makes Sphinx re-read every page
-  (an unchanged ``.md`` would otherwise not even be parsed again).
-
-Configuration (``conf.py``):
-    package_cache_watch: folder of the package, relative to ``conf.py``.
+* points myst-nb at a jupyter-cache folder named after that hash, created
+  before parallel workers start. The last ``package_cache_keep`` states keep
+  their folders, so a package edit and its revert run the chapters once. A
+  build locks its folder, and an old folder is removed only when unlocked:
+  two builds at two package states never delete each other's;
+* records the hash as an "env" config value, so a change makes Sphinx
+  re-read every page (an unchanged ``.md`` would otherwise not be parsed).
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
+import os
 import shutil
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from sphinx.util import logging
 logger = logging.getLogger(__name__)
 
 CACHE_ROOT = ".jupyter_cache"
+LOCK = "in-use.lock"
 
 
 def package_hash(folder: Path) -> str:
@@ -42,6 +42,39 @@ def package_hash(folder: Path) -> str:
     return digest.hexdigest()
 
 
+def check_package_source(code: Path) -> None:
+    """Raise RuntimeError unless ``import transformer`` gives ``code/transformer``."""
+    import transformer
+
+    found = Path(transformer.__file__).resolve().parent
+    if found != (code / "transformer").resolve():
+        raise RuntimeError(
+            f"imported transformer from {found}, not from this checkout's {code}/transformer. "
+            "Another installation shadows it: unset PYTHONPATH and VIRTUAL_ENV, then run "
+            "`make setup` in this checkout."
+        )
+
+
+def _lock(cache: Path, mode: int):
+    """Return ``cache``'s lock file locked in ``mode``, or None if another build holds it."""
+    handle = open(cache / LOCK, "a")
+    try:
+        fcntl.flock(handle, mode | fcntl.LOCK_NB)
+        return handle
+    except BlockingIOError:
+        handle.close()
+
+
+def prune(root: Path, keep: int) -> None:
+    """Remove all but the ``keep`` most recently used caches, skipping those in use."""
+    caches = sorted((p for p in root.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)
+    for old in caches[: max(len(caches) - keep, 0)]:
+        if (handle := _lock(old, fcntl.LOCK_EX)) is not None:
+            logger.info("removing the execution cache of an older package state, %s", old.name)
+            shutil.rmtree(old)
+            handle.close()
+
+
 def _on_config_inited(app: Sphinx, config: Config) -> None:
     folder = Path(app.confdir, config.package_cache_watch)
     if not folder.is_dir():
@@ -50,11 +83,11 @@ def _on_config_inited(app: Sphinx, config: Config) -> None:
     config.package_cache_hash = key
     root = Path(app.outdir).parent / CACHE_ROOT
     cache = root / key
-    if root.is_dir():
-        for old in root.iterdir():
-            if old.is_dir() and old.name != key:
-                logger.info("package changed: removing stale execution cache %s", old.name)
-                shutil.rmtree(old)
+    cache.mkdir(parents=True, exist_ok=True)
+    # Held (shared) until this process ends; parallel workers inherit it.
+    app.package_cache_lock = _lock(cache, fcntl.LOCK_SH)
+    os.utime(cache)  # most recently used
+    prune(root, config.package_cache_keep)
     config.nb_execution_cache_path = str(cache)
     # Create the cache's database here, in the main process. With parallel
     # reading (-j), workers that find no database race to create one, and a
@@ -65,6 +98,7 @@ def _on_config_inited(app: Sphinx, config: Config) -> None:
 
 def setup(app: Sphinx) -> dict:
     app.add_config_value("package_cache_watch", "code/transformer", "env", str)
+    app.add_config_value("package_cache_keep", 4, "", int)
     # Rebuild "env": when the hash differs from the pickled one, every page is re-read.
     app.add_config_value("package_cache_hash", "", "env", str)
     app.connect("config-inited", _on_config_inited, priority=900)

@@ -1,13 +1,10 @@
-"""Printed output is merged exactly, however the kernel chunked it."""
+"""Printed output is merged exactly, however the kernel chunked it (book/_ext/cell_outputs.py).
 
-import sys
+tests/test_build_trust.py builds books with failing and warning cells.
+"""
 
 import nbformat
-
-from conftest import ROOT
-
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
-from stream_merge import merge_streams  # noqa: E402
+from cell_outputs import merge_streams  # book/_ext, on the path from conftest.py
 
 
 def _stream(text, name="stdout"):
@@ -23,4 +20,7 @@ def test_merge_streams_does_not_break_a_line_split_across_chunks():
 
 def test_merge_streams_keeps_stdout_and_stderr_apart():
     out = merge_streams([_stream("a"), _stream("warn\n", "stderr"), _stream("b\n")])
-    assert [(o["name"], o["text"]) for o in out] == [("stdout", "ab\n"), ("stderr", "warn\n")]
+    assert [(o["name"], o["text"]) for o in out] == [
+        ("stdout", "ab\n"),
+        ("stderr", "warn\n"),
+    ]
