@@ -18,9 +18,11 @@ class TokenEmbedding(nn.Module):
 
     The paper multiplies the embeddings by ``sqrt(d_model)``. The table is
     initialised from ``N(0, 1 / d_model)`` so that the scaled vectors have
-    unit variance per feature, the same scale as the positional encoding
-    that is added next. When the table is shared with the output projection
-    (weight tying), the unscaled table is what the projection uses.
+    unit variance per feature: the same order of size as the sinusoidal
+    positional encoding added next, though about twice its mean square per
+    feature (the token vector is about ``sqrt(2)`` times longer). When the
+    table is shared with the output projection (weight tying), the unscaled
+    table is what the projection uses.
 
     Args:
         V: Vocabulary size.
