@@ -68,7 +68,7 @@ __all__ = [
 ]
 
 # Part II: beyond 2017.
-from .charlm import CharCorpus, bits_per_char, train_lm
+from .charlm import CharCorpus, bits_per_char, book_chapters, train_lm
 from .cost import count_flops, largest_tensor
 from .generate import generate, next_token
 from .gqa import GroupedQueryAttention
@@ -86,6 +86,7 @@ __all__ += [
     "RotaryEmbedding",
     "SwiGLU",
     "bits_per_char",
+    "book_chapters",
     "count_flops",
     "generate",
     "largest_tensor",

@@ -10,7 +10,9 @@ character of random windows; :func:`bits_per_char` measures it.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 import torch.nn as nn
@@ -19,6 +21,26 @@ import torch.nn.functional as F
 from ._checks import check_positive_float, check_positive_int, check_probability
 from .decoder_only import DecoderOnlyTransformer
 from .train import History
+
+
+def book_chapters() -> dict[str, str]:
+    """Return the MyST source of every page of this book, by file name, in name order.
+
+    In a checkout of the repository they are read from ``book/``; an
+    installed wheel carries a copy of them as package data.
+
+    Returns:
+        The text of each ``*.md`` page, keyed by its name without ``.md``.
+
+    Raises:
+        FileNotFoundError: If neither place holds the chapters.
+    """
+    package = Path(__file__).resolve().parent
+    for folder in (package.parent.parent / "book", package / "chapters"):
+        pages = sorted(folder.glob("*.md"))
+        if pages:
+            return {p.stem: p.read_text(encoding="utf-8") for p in pages}
+    raise FileNotFoundError(f"no chapters found beside the package in {package}")
 
 
 @dataclass(frozen=True)
@@ -38,37 +60,50 @@ class CharCorpus:
     val: torch.Tensor
 
     @classmethod
-    def from_text(cls, text: str, val_fraction: float = 0.1) -> CharCorpus:
-        """Split ``text`` into a training part and the last ``val_fraction`` for validation.
+    def from_text(
+        cls, text: str | Sequence[str], val_fraction: float = 0.1
+    ) -> CharCorpus:
+        """Hold out the last ``val_fraction`` of each text for validation.
 
-        The validation text is one contiguous stretch, so that it is text the
-        model has never seen, not characters interleaved with its training text.
+        Each held-out part is one contiguous stretch, so that it is text the
+        model has never seen, not characters interleaved with its training
+        text. With several texts (e.g. chapters), every one of them gives its
+        tail, so that the validation text is like the training text.
 
         Args:
-            text: The whole text.
-            val_fraction: Share of the text held out, in ``(0, 1)``.
+            text: The text, or several texts.
+            val_fraction: Share of each text held out, in ``(0, 1)``.
 
         Returns:
             The corpus.
 
         Raises:
-            TypeError: If ``text`` is not a string.
-            ValueError: If ``val_fraction`` is outside ``(0, 1)`` or either
-                part would be shorter than two characters.
+            TypeError: If ``text`` is not a string or a sequence of strings.
+            ValueError: If ``val_fraction`` is outside ``(0, 1)`` or a part
+                would be shorter than two characters.
         """
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a str, got {type(text).__name__}")
+        texts = [text] if isinstance(text, str) else text
+        if (
+            not isinstance(texts, Sequence)
+            or not texts
+            or not all(isinstance(t, str) for t in texts)
+        ):
+            raise TypeError("text must be a str or a non-empty sequence of str")
         if check_probability("val_fraction", val_fraction) == 0.0:
             raise ValueError("val_fraction must be in (0, 1), got 0")
-        chars = "".join(sorted(set(text)))
+        chars = "".join(sorted(set("".join(texts))))
         index = {c: i for i, c in enumerate(chars)}
-        ids = torch.tensor([index[c] for c in text], dtype=torch.long)  # (n,)
-        n_val = int(len(text) * val_fraction)
-        if n_val < 2 or len(text) - n_val < 2:
-            raise ValueError(
-                f"text of {len(text)} characters is too short for val_fraction={val_fraction}"
-            )
-        return cls(chars, ids[:-n_val], ids[-n_val:])
+        train, val = [], []
+        for t in texts:
+            n_val = int(len(t) * val_fraction)
+            if n_val < 2 or len(t) - n_val < 2:
+                raise ValueError(
+                    f"a text of {len(t)} characters is too short for val_fraction={val_fraction}"
+                )
+            ids = torch.tensor([index[c] for c in t], dtype=torch.long)  # (n,)
+            train.append(ids[:-n_val])
+            val.append(ids[-n_val:])
+        return cls(chars, torch.cat(train), torch.cat(val))
 
     @property
     def vocab_size(self) -> int:
