@@ -27,13 +27,16 @@ import time
 from collections.abc import Callable
 
 import torch
+
 from transformer import MultiHeadAttention, to_torch
 
 B, L, D_MODEL, H = 8, 256, 512, 8
 TARGET = 1.25
 
 
-def step(forward: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) -> Callable[[], None]:
+def step(
+    forward: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor
+) -> Callable[[], None]:
     """Return a function that runs one forward and backward pass."""
 
     def run() -> None:
@@ -43,8 +46,10 @@ def step(forward: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) -> Ca
     return run
 
 
-def median_ms(runs: dict[str, Callable[[], None]], reps: int, warmup: int) -> dict[str, float]:
-    """Run each function ``warmup`` times, then ``reps`` times interleaved; return medians (ms)."""
+def median_ms(
+    runs: dict[str, Callable[[], None]], reps: int, warmup: int
+) -> dict[str, float]:
+    """Run each function ``warmup`` times, then ``reps`` times interleaved; medians."""
     times: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(warmup):
         for run in runs.values():
@@ -67,9 +72,15 @@ def breakdown(reps: int, warmup: int) -> dict[str, float]:
     return median_ms(
         {
             # Both return q + k + v, so that they do the same extra work.
-            "q, k, v projections: 3 separate": step(lambda x: sum(p(x) for p in separate), x),
-            "q, k, v projections: 1 fused": step(lambda x: sum(fused(x).chunk(3, dim=-1)), x),
-            "scores: (q @ k^T) / sqrt(d_k)": step(lambda q: q @ k.transpose(-2, -1) / d_k**0.5, q),
+            "q, k, v projections: 3 separate": step(
+                lambda x: sum(p(x) for p in separate), x
+            ),
+            "q, k, v projections: 1 fused": step(
+                lambda x: sum(fused(x).chunk(3, dim=-1)), x
+            ),
+            "scores: (q @ k^T) / sqrt(d_k)": step(
+                lambda q: q @ k.transpose(-2, -1) / d_k**0.5, q
+            ),
             "scores: (q / sqrt(d_k)) @ k^T": step(
                 lambda q: (q / d_k**0.5) @ k.transpose(-2, -1), q
             ),
@@ -81,12 +92,18 @@ def breakdown(reps: int, warmup: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--reps", type=int, default=30, help="timed repetitions of each")
-    parser.add_argument("--warmup", type=int, default=5, help="untimed repetitions first")
+    parser.add_argument(
+        "--reps", type=int, default=30, help="timed repetitions of each"
+    )
+    parser.add_argument(
+        "--warmup", type=int, default=5, help="untimed repetitions first"
+    )
     parser.add_argument(
         "--threads", type=int, default=None, help="torch threads (default: torch's)"
     )
-    parser.add_argument("--breakdown", action="store_true", help="also time the pieces that differ")
+    parser.add_argument(
+        "--breakdown", action="store_true", help="also time the pieces that differ"
+    )
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -101,18 +118,26 @@ def main() -> None:
     runs = {
         "ours (MultiHeadAttention)": step(lambda x: ours(x, x, x), x),
         "torch, need_weights=True (default)": step(lambda x: theirs(x, x, x)[0], x),
-        "torch, need_weights=False": step(lambda x: theirs(x, x, x, need_weights=False)[0], x),
+        "torch, need_weights=False": step(
+            lambda x: theirs(x, x, x, need_weights=False)[0], x
+        ),
     }
     median = median_ms(runs, args.reps, args.warmup)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, float32, CPU")
-    print(f"B={B}, L={L}, d_model={D_MODEL}, h={H}; forward + backward; median of {args.reps}")
+    print(
+        f"B={B}, L={L}, d_model={D_MODEL}, h={H}; forward + backward; "
+        f"median of {args.reps}"
+    )
     print(f"largest output difference, ours vs torch: {difference:.1e}")
     for name, ms in median.items():
         print(f"  {name:<36} {ms:8.1f} ms")
     names = list(median)
     ratio = median[names[0]] / median[names[1]]
     print(f"ratio ours / torch default:          {ratio:.2f}  (target <= {TARGET})")
-    print(f"ratio ours / torch need_weights=False: {median[names[0]] / median[names[2]]:.2f}")
+    print(
+        "ratio ours / torch need_weights=False: "
+        f"{median[names[0]] / median[names[2]]:.2f}"
+    )
     if args.breakdown:
         print("breakdown, forward + backward of the pieces that differ:")
         for name, ms in breakdown(args.reps, args.warmup).items():

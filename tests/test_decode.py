@@ -5,7 +5,7 @@ import torch
 import torch.nn.functional as F
 
 from transformer.decode import exact_match, greedy_decode, greedy_generate, predict, strip_eos
-from transformer.model import (
+from transformer import (
     DecoderOnlyConfig,
     DecoderOnlyTransformer,
     Transformer,

@@ -7,7 +7,7 @@ import torch.nn.functional as F
 
 from transformer.batches import lm_batch, seq2seq_batch
 from transformer.metrics import evaluate, position_accuracy, sequence_loss, token_accuracy
-from transformer.model import Transformer, TransformerConfig
+from transformer import Transformer, TransformerConfig
 from transformer.tasks import Example
 
 

@@ -118,7 +118,7 @@ SRC, TGT = ids(V_SRC, 2, 7), ids(V_TGT, 2, 5)
         (
             (SRC, TGT[:1]),
             ValueError,
-            r"memory must have shape \(B, S, d_model\) with B=1 as in tgt, got shape \(2, 7, 16\)",
+            r"tgt must have shape \(B, L\) with B=2 as in src, got shape \(1, 5\)",
         ),
         (
             (SRC, TGT, causal_mask(7)),

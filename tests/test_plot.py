@@ -127,7 +127,7 @@ def test_line_plot_draws_one_labelled_line_per_curve():
 
 
 def test_architecture_diagram_names_every_block_and_shape():
-    from transformer.plot import architecture_diagram
+    from transformer.diagram import architecture_diagram
 
     ax = architecture_diagram(title="where the data goes")
     texts = [t.get_text() for t in ax.texts]

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from transformer.batches import lm_batch
-from transformer.model import (
+from transformer import (
     DecoderOnlyConfig,
     DecoderOnlyTransformer,
     Transformer,

@@ -1,4 +1,4 @@
-"""A readable Transformer, built one concept per module for *The Executable Transformer*.
+"""A readable Transformer, one concept per module, for *The Executable Transformer*.
 
 Shape letters, used in every docstring and shape comment of the package:
 
@@ -19,6 +19,7 @@ Tensors are batch first: ``(B, L, d_model)``. Masks are boolean and ``True``
 means *may attend*; they broadcast to ``(B, h, L, S)``.
 """
 
+from ._contract import no_checks, set_checks
 from .attention import scaled_dot_product_attention
 from .config import DecoderOnlyConfig, StackConfig, TransformerConfig, count_parameters
 from .decoder_only import DecoderOnlyTransformer
@@ -58,10 +59,12 @@ __all__ = [
     "count_parameters",
     "from_torch",
     "padding_mask",
+    "no_checks",
     "prefix_lm_mask",
     "provenance",
     "scaled_dot_product_attention",
     "seed_everything",
+    "set_checks",
     "setup",
     "to_torch",
     "to_torch_mask",

@@ -3,7 +3,8 @@
 Each helper raises ``TypeError`` for the wrong kind of object and
 ``ValueError`` for the wrong shape or value. Messages always name the
 argument, what was expected and what was received, so that bad input never
-surfaces as a cryptic error deep inside a matmul.
+surfaces as a cryptic error deep inside a matmul. :mod:`transformer._contract`
+decides when they run: once per call path, and not at all when turned off.
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ def check_tensor(
     """
     hint = f" {expected}" if expected else ""
     if not isinstance(x, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor of shape{hint}, got {type(x).__name__}")
+        raise TypeError(
+            f"{name} must be a torch.Tensor of shape{hint}, got {type(x).__name__}"
+        )
     allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim or ())
     if allowed and x.dim() not in allowed:
         dims = " or ".join(str(n) for n in allowed)
@@ -58,7 +61,9 @@ def check_tensor(
             f"got shape {shape_str(x.shape)}"
         )
     if x.numel() == 0:
-        raise ValueError(f"{name} must not be empty{hint}, got shape {shape_str(x.shape)}")
+        raise ValueError(
+            f"{name} must not be empty{hint}, got shape {shape_str(x.shape)}"
+        )
     return x
 
 
@@ -70,7 +75,9 @@ def check_positive_int(name: str, value: object) -> int:
         ValueError: If ``value`` is not positive.
     """
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be a positive int, got {type(value).__name__} {value!r}")
+        raise TypeError(
+            f"{name} must be a positive int, got {type(value).__name__} {value!r}"
+        )
     if value <= 0:
         raise ValueError(f"{name} must be a positive int, got {value}")
     return value
@@ -90,7 +97,9 @@ def check_probability(name: str, value: object) -> float:
     return float(value)
 
 
-def check_mask(name: str, mask: object, target: Sequence[int], expected: str) -> torch.Tensor:
+def check_mask(
+    name: str, mask: object, target: Sequence[int], expected: str
+) -> torch.Tensor:
     """Check that ``mask`` is boolean and broadcasts to ``target``.
 
     Args:
@@ -107,10 +116,13 @@ def check_mask(name: str, mask: object, target: Sequence[int], expected: str) ->
         ValueError: If ``mask`` does not broadcast to ``target``.
     """
     if not isinstance(mask, torch.Tensor):
-        raise TypeError(f"{name} must be a boolean torch.Tensor, got {type(mask).__name__}")
+        raise TypeError(
+            f"{name} must be a boolean torch.Tensor, got {type(mask).__name__}"
+        )
     if mask.dtype != torch.bool:
         raise TypeError(
-            f"{name} must be a boolean tensor (True = may attend), got dtype {mask.dtype}; "
+            f"{name} must be a boolean tensor (True = may attend), "
+            f"got dtype {mask.dtype}; "
             f"convert a 0/1 mask with `{name}.bool()`"
         )
     try:
@@ -125,7 +137,9 @@ def check_mask(name: str, mask: object, target: Sequence[int], expected: str) ->
     return mask
 
 
-def check_last_dim(name: str, x: torch.Tensor, size: int, expected: str) -> torch.Tensor:
+def check_last_dim(
+    name: str, x: torch.Tensor, size: int, expected: str
+) -> torch.Tensor:
     """Check that the last dimension of ``x`` is ``size`` and return ``x``.
 
     Args:
@@ -209,34 +223,76 @@ def check_sequence(
     x = check_tensor(name, x, ndim=3, expected=expected)
     if not x.dtype.is_floating_point:
         raise TypeError(
-            f"{name} must be a floating-point tensor of shape {expected}, got dtype {x.dtype}"
+            f"{name} must be a floating-point tensor of shape {expected}, "
+            f"got dtype {x.dtype}"
         )
     return check_last_dim(name, x, d_model, expected)
 
 
-def check_token_ids(name: str, ids: object, V: int) -> torch.Tensor:
-    """Check that ``ids`` is a ``(B, L)`` batch of integer token ids in ``[0, V)``.
+def check_token_ids(
+    name: str, ids: object, V: int, max_len: int | None = None
+) -> torch.Tensor:
+    """Check that ``ids`` is a ``(B, L)`` batch of token ids in ``[0, V)``.
 
     Args:
         name: The argument's name, used in the error message.
         ids: The object to check.
         V: The vocabulary size.
+        max_len: The longest ``L`` allowed, or ``None`` for any.
 
     Returns:
         ``ids``, unchanged.
 
     Raises:
-        TypeError: If ``ids`` is not a tensor of integers.
-        ValueError: If ``ids`` is not two-dimensional, is empty, or holds an
-            id outside ``[0, V)``.
+        TypeError: If ``ids`` is not a ``torch.long`` or ``torch.int32`` tensor.
+        ValueError: If ``ids`` is not two-dimensional, is empty, is longer
+            than ``max_len``, or holds an id outside ``[0, V)``.
     """
-    ids = check_tensor(name, ids, ndim=2, expected="(B, L)")
-    if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
-        raise TypeError(f"{name} must hold integer token ids (torch.long), got dtype {ids.dtype}")
-    low, high = int(ids.min()), int(ids.max())
-    if low < 0 or high >= V:
-        raise ValueError(
-            f"{name} must hold token ids in [0, V) = [0, {V}), got {low if low < 0 else high} "
-            f"in a tensor of shape {shape_str(ids.shape)}"
-        )
+    check_id_tensor(name, ids, max_len)
+    check_id_range((name, ids, V))
     return ids
+
+
+ID_DTYPES = (torch.long, torch.int32)
+"""The dtypes an embedding lookup accepts for token ids."""
+
+
+def check_id_tensor(name: str, ids: object, max_len: int | None = None) -> None:
+    """Check the type and shape of a ``(B, L)`` batch of token ids, not their values.
+
+    Raises:
+        TypeError: If ``ids`` is not a ``torch.long`` or ``torch.int32`` tensor.
+        ValueError: If ``ids`` is not ``(B, L)``, is empty, or ``L > max_len``.
+    """
+    check_tensor(name, ids, ndim=2, expected="(B, L)")
+    if ids.dtype not in ID_DTYPES:
+        raise TypeError(
+            f"{name} must hold integer token ids (torch.long), got dtype {ids.dtype}; "
+            f"convert with `{name}.long()` (torch.int32 also works)"
+        )
+    if max_len is not None and ids.shape[1] > max_len:
+        raise ValueError(
+            f"{name} must have shape (B, L) with L <= max_len = {max_len}, "
+            f"got shape {shape_str(ids.shape)}"
+        )
+
+
+def check_id_range(*items: tuple[str, torch.Tensor, int]) -> None:
+    """Check that every id is in ``[0, V)``, for several ``(name, ids, V)`` at once.
+
+    The bounds of all the tensors are read in one transfer, so a model on a GPU
+    waits for the device once per forward pass, not once per tensor.
+
+    Raises:
+        ValueError: If an id is outside its ``[0, V)``.
+    """
+    bounds = [b.long() for _, ids, _ in items for b in ids.aminmax()]
+    bounds = torch.stack(bounds).tolist()
+    for k, (name, ids, V) in enumerate(items):
+        low, high = bounds[2 * k], bounds[2 * k + 1]
+        if low < 0 or high >= V:
+            raise ValueError(
+                f"{name} must hold token ids in [0, V) = [0, {V}), got "
+                f"{low if low < 0 else high} in a tensor of shape "
+                f"{shape_str(ids.shape)}"
+            )

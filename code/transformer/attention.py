@@ -8,8 +8,10 @@ import torch
 import torch.nn.functional as F
 
 from ._checks import check_mask, check_probability, check_tensor, shape_str
+from ._contract import contract, entry
 
 
+@entry
 def scaled_dot_product_attention(
     query: torch.Tensor,
     key: torch.Tensor,
@@ -47,36 +49,10 @@ def scaled_dot_product_attention(
             ``mask`` is not boolean.
         ValueError: If the shapes do not fit together.
     """
-    check_tensor("query", query, min_ndim=2, expected="(..., L, d_k)")
-    check_tensor("key", key, min_ndim=2, expected="(..., S, d_k)")
-    check_tensor("value", value, min_ndim=2, expected="(..., S, d_v)")
-    dropout_p = check_probability("dropout_p", dropout_p)
-    for name, x in (("key", key), ("value", value)):
-        if x.dtype != query.dtype:
-            raise TypeError(f"{name} must have the dtype of query, {query.dtype}, got {x.dtype}")
-    if key.shape[-1] != query.shape[-1]:
-        raise ValueError(
-            f"key must have the same last dimension d_k as query: expected (..., S, "
-            f"{query.shape[-1]}), got key shape {shape_str(key.shape)}"
-        )
-    if value.shape[-2] != key.shape[-2]:
-        raise ValueError(
-            f"value must have one row per key position: expected (..., {key.shape[-2]}, d_v), "
-            f"got value shape {shape_str(value.shape)}"
-        )
-    try:
-        batch = torch.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
-    except RuntimeError:
-        raise ValueError(
-            "query, key and value must have broadcastable leading dimensions, got shapes "
-            f"{shape_str(query.shape)}, {shape_str(key.shape)}, {shape_str(value.shape)}"
-        ) from None
-    L, S = query.shape[-2], key.shape[-2]
-
+    _check_attention(query, key, value, mask, dropout_p)
     d_k = query.shape[-1]
     scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)  # (..., L, S)
     if mask is not None:
-        check_mask("mask", mask, (*batch, L, S), "(..., L, S)")
         scores = scores.masked_fill(~mask, float("-inf"))
         # A row with no key to look at would be softmax(all -inf) = NaN.
         # Give it finite scores here and zero weights below.
@@ -88,3 +64,42 @@ def scaled_dot_product_attention(
         weights = F.dropout(weights, p=dropout_p)
     output = weights @ value  # (..., L, d_v)
     return output, weights
+
+
+@contract
+def _check_attention(
+    query: object, key: object, value: object, mask: object, dropout_p: object
+) -> None:
+    """Check the arguments of :func:`scaled_dot_product_attention`."""
+    check_tensor("query", query, min_ndim=2, expected="(..., L, d_k)")
+    check_tensor("key", key, min_ndim=2, expected="(..., S, d_k)")
+    check_tensor("value", value, min_ndim=2, expected="(..., S, d_v)")
+    check_probability("dropout_p", dropout_p)
+    for name, x in (("key", key), ("value", value)):
+        if x.dtype != query.dtype:
+            raise TypeError(
+                f"{name} must have the dtype of query, {query.dtype}, got {x.dtype}"
+            )
+    if key.shape[-1] != query.shape[-1]:
+        raise ValueError(
+            "key must have the same last dimension d_k as query: expected (..., S, "
+            f"{query.shape[-1]}), got key shape {shape_str(key.shape)}"
+        )
+    if value.shape[-2] != key.shape[-2]:
+        raise ValueError(
+            "value must have one row per key position: expected "
+            f"(..., {key.shape[-2]}, d_v), got value shape {shape_str(value.shape)}"
+        )
+    try:
+        batch = torch.broadcast_shapes(
+            query.shape[:-2], key.shape[:-2], value.shape[:-2]
+        )
+    except RuntimeError:
+        raise ValueError(
+            "query, key and value must have broadcastable leading dimensions, got "
+            f"shapes {shape_str(query.shape)}, {shape_str(key.shape)}, "
+            f"{shape_str(value.shape)}"
+        ) from None
+    if mask is not None:
+        L, S = query.shape[-2], key.shape[-2]
+        check_mask("mask", mask, (*batch, L, S), "(..., L, S)")

@@ -37,7 +37,8 @@ class Seq2SeqBatch:
         src: ``source + EOS``, padded, ``(B, S)``.
         src_mask: Padding mask of ``src``, ``True`` = real token, ``(B, 1, 1, S)``.
         tgt_in: ``BOS + target``, the decoder's input, padded, ``(B, L)``.
-        targets: ``target + EOS``, what each position must predict; PAD = no loss, ``(B, L)``.
+        targets: ``target + EOS``, what each position must predict; PAD = no
+            loss, ``(B, L)``.
     """
 
     src: torch.Tensor
@@ -46,7 +47,7 @@ class Seq2SeqBatch:
     targets: torch.Tensor
 
     def logits(self, model: nn.Module) -> torch.Tensor:
-        """Run ``model`` on the batch (teacher forcing) and return ``(B, L, V)`` logits."""
+        """Run ``model`` on the batch (teacher forcing); return ``(B, L, V)`` logits."""
         return model(self.src, self.tgt_in, src_mask=self.src_mask)  # (B, L, V)
 
 
@@ -54,7 +55,8 @@ def seq2seq_batch(examples: Sequence[Example]) -> Seq2SeqBatch:
     """Build an encoder-decoder batch from examples of any lengths.
 
     Raises:
-        TypeError: If ``examples`` does not hold :class:`~transformer.tasks.Example` objects.
+        TypeError: If ``examples`` does not hold
+            :class:`~transformer.tasks.Example` objects.
         ValueError: If ``examples`` is empty.
     """
     examples = _check_examples(examples)
@@ -67,11 +69,12 @@ def seq2seq_batch(examples: Sequence[Example]) -> Seq2SeqBatch:
 
 @dataclass(frozen=True)
 class LMBatch:
-    """A batch for the :class:`~transformer.model.DecoderOnlyTransformer`.
+    """A batch for the :class:`~transformer.decoder_only.DecoderOnlyTransformer`.
 
     Attributes:
         x: The input ids, padded, ``(B, L)``.
-        mask: ``None`` for the model's causal mask, or a prefix-LM mask ``(B, 1, L, L)``.
+        mask: ``None`` for the model's causal mask, or a prefix-LM mask
+            ``(B, 1, L, L)``.
         targets: The id each position must predict; PAD = no loss, ``(B, L)``.
     """
 
@@ -84,8 +87,9 @@ class LMBatch:
         return model(self.x, self.mask)  # (B, L, V)
 
 
-def lm_batch(examples: Sequence[Example], *, layout: str = "prompt",
-             prefix: bool = False) -> LMBatch:
+def lm_batch(
+    examples: Sequence[Example], *, layout: str = "prompt", prefix: bool = False
+) -> LMBatch:
     """Build a decoder-only batch in one of two layouts.
 
     - ``"prompt"``: the model reads ``BOS source EOS target`` and is trained
@@ -97,15 +101,16 @@ def lm_batch(examples: Sequence[Example], *, layout: str = "prompt",
     Args:
         examples: The examples.
         layout: ``"prompt"`` or ``"aligned"``.
-        prefix: Use a :func:`~transformer.masks.prefix_lm_mask` that shows every position the
-            whole prompt (``BOS source EOS``; in the aligned layout, the whole
-            source) instead of the model's causal mask.
+        prefix: Use a :func:`~transformer.masks.prefix_lm_mask` that shows every
+            position the whole prompt (``BOS source EOS``; in the aligned
+            layout, the whole source) instead of the model's causal mask.
 
     Returns:
         The batch.
 
     Raises:
-        TypeError: If ``examples`` does not hold :class:`~transformer.tasks.Example` objects.
+        TypeError: If ``examples`` does not hold
+            :class:`~transformer.tasks.Example` objects.
         ValueError: If ``examples`` is empty, ``layout`` is unknown, or an
             aligned example's source and target differ in length.
     """
@@ -114,13 +119,20 @@ def lm_batch(examples: Sequence[Example], *, layout: str = "prompt",
     if layout == "aligned":
         for e in examples:
             if len(e.source) != len(e.target):
-                raise ValueError("layout 'aligned' needs len(source) == len(target), "
-                                 f"got {len(e.source)} and {len(e.target)}")
-        x, targets = pad_ids([e.source for e in examples]), pad_ids([e.target for e in examples])
+                raise ValueError(
+                    "layout 'aligned' needs len(source) == len(target), "
+                    f"got {len(e.source)} and {len(e.target)}"
+                )
+        x, targets = (
+            pad_ids([e.source for e in examples]),
+            pad_ids([e.target for e in examples]),
+        )
         prompt_lengths = [len(e.source) for e in examples]
     else:
         # Predict nothing while reading BOS and the source: those targets are PAD.
-        x = pad_ids([(BOS_ID, *e.source, EOS_ID, *e.target) for e in examples])  # (B, L)
+        x = pad_ids(
+            [(BOS_ID, *e.source, EOS_ID, *e.target) for e in examples]
+        )  # (B, L)
         targets = pad_ids(
             [(PAD_ID,) * (len(e.source) + 1) + e.target + (EOS_ID,) for e in examples]
         )  # (B, L)
@@ -130,4 +142,4 @@ def lm_batch(examples: Sequence[Example], *, layout: str = "prompt",
 
 
 Batch = Seq2SeqBatch | LMBatch
-"""The type of either kind of batch; both have ``targets`` and a ``logits(model)`` method."""
+"""Either kind of batch; both have ``targets`` and a ``logits(model)`` method."""

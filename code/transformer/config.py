@@ -4,8 +4,8 @@ Each model of ``transformer.model`` is built from one frozen dataclass
 config, so that a model's shape is a single value that can be printed,
 compared and saved. A config knows its model's parameter count in closed form
 (``config.num_parameters()``), which the tests compare with
-``count_parameters`` of a built model. Everything here is re-exported by,
-and documented as part of, ``transformer.model``.
+``count_parameters`` of a built model. The package's ``__init__`` exports
+them with the models.
 """
 
 from __future__ import annotations
@@ -14,7 +14,12 @@ from dataclasses import dataclass
 
 import torch.nn as nn
 
-from ._checks import check_choice, check_divisible, check_positive_int, check_probability
+from ._checks import (
+    check_choice,
+    check_divisible,
+    check_positive_int,
+    check_probability,
+)
 from .feedforward import ACTIVATIONS
 
 POSITIONAL = ("sinusoidal", "learned")
@@ -67,7 +72,9 @@ class StackConfig:
         check_choice("positional", self.positional, POSITIONAL)
         for name in ("norm_first", "share_embeddings"):
             if not isinstance(getattr(self, name), bool):
-                raise TypeError(f"{name} must be a bool, got {type(getattr(self, name)).__name__}")
+                raise TypeError(
+                    f"{name} must be a bool, got {type(getattr(self, name)).__name__}"
+                )
 
     def _stack_parameters(self, attentions_per_layer: int) -> int:
         """Return the closed-form parameter count of one stack of ``N`` layers."""
@@ -79,7 +86,7 @@ class StackConfig:
         return self.N * layer + (norm if self.norm_first else 0)
 
     def _embedding_parameters(self, vocab_sizes: tuple[int, ...], V_out: int) -> int:
-        """Return the closed-form parameter count of the embeddings and the output projection."""
+        """Return the closed-form parameter count of embeddings and output map."""
         tables = (max(vocab_sizes),) if self.share_embeddings else (*vocab_sizes, V_out)
         positions = self.max_len * self.d_model if self.positional == "learned" else 0
         return sum(tables) * self.d_model + V_out + positions
@@ -119,7 +126,7 @@ class TransformerConfig(StackConfig):
 
     @classmethod
     def base(cls, vocab_size: int) -> TransformerConfig:
-        """Return the paper's base model over a shared vocabulary of ``vocab_size`` tokens.
+        """Return the paper's base model over a shared vocabulary of ``vocab_size``.
 
         d_model=512, h=8, N=6, d_ff=2048, dropout=0.1, with the embeddings
         and the output projection sharing one matrix. With the paper's
@@ -183,7 +190,7 @@ class TransformerConfig(StackConfig):
 
 @dataclass(frozen=True)
 class DecoderOnlyConfig(StackConfig):
-    """Describe a :class:`~transformer.model.DecoderOnlyTransformer` language model.
+    """Describe a decoder-only language model, a ``DecoderOnlyTransformer``.
 
     ``vocab_size`` comes first; every field of :class:`StackConfig` follows as
     a keyword argument.
@@ -210,8 +217,16 @@ class DecoderOnlyConfig(StackConfig):
             The number of scalar parameters, a shared matrix counted once; it
             equals :func:`count_parameters` of the built model.
         """
-        return self._stack_parameters(attentions_per_layer=1) + self._embedding_parameters(
-            (self.vocab_size,), self.vocab_size
+        return self._stack_parameters(
+            attentions_per_layer=1
+        ) + self._embedding_parameters((self.vocab_size,), self.vocab_size)
+
+
+def check_config(config: object, kind: type[StackConfig]) -> None:
+    """Raise ``TypeError`` unless ``config`` is a ``kind`` of config."""
+    if not isinstance(config, kind):
+        raise TypeError(
+            f"config must be a {kind.__name__}, got {type(config).__name__}"
         )
 
 

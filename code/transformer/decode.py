@@ -16,12 +16,10 @@ import torch
 
 from ._checks import check_positive_int, check_token_ids
 from .decoder_only import DecoderOnlyTransformer
-from .masks import padding_mask
+from .masks import padding_mask, prefix_lm_mask
 from .model import Transformer
-from .masks import prefix_lm_mask
 from .tasks import Example
 from .tokenizer import BOS_ID, EOS_ID, PAD_ID, pad_ids
-
 
 Lengths = Sequence[int] | torch.Tensor | None
 
@@ -33,14 +31,17 @@ def _lengths(name: str, lengths: Lengths, ids: torch.Tensor) -> torch.Tensor:
         return torch.full((B,), L)
     lengths = torch.as_tensor(lengths)
     if lengths.shape != (B,) or int(lengths.min()) < 1 or int(lengths.max()) > L:
-        raise ValueError(f"{name} must have shape (B,) = ({B},) with values in [1, {L}], "
-                         f"got {lengths.tolist()}")
+        raise ValueError(
+            f"{name} must have shape (B,) = ({B},) with values in [1, {L}], "
+            f"got {lengths.tolist()}"
+        )
     return lengths
 
 
 @torch.no_grad()
-def greedy_decode(model: Transformer, src: torch.Tensor, src_lengths: Lengths = None, *,
-                  max_len: int) -> torch.Tensor:
+def greedy_decode(
+    model: Transformer, src: torch.Tensor, src_lengths: Lengths = None, *, max_len: int
+) -> torch.Tensor:
     """Encode ``src`` once, then decode from BOS until EOS or ``max_len`` new tokens.
 
     Args:
@@ -85,9 +86,14 @@ def greedy_decode(model: Transformer, src: torch.Tensor, src_lengths: Lengths = 
 
 
 @torch.no_grad()
-def greedy_generate(model: DecoderOnlyTransformer, prompt: torch.Tensor,
-                    prompt_lengths: Lengths = None, *, max_new_tokens: int,
-                    prefix: bool = False) -> torch.Tensor:
+def greedy_generate(
+    model: DecoderOnlyTransformer,
+    prompt: torch.Tensor,
+    prompt_lengths: Lengths = None,
+    *,
+    max_new_tokens: int,
+    prefix: bool = False,
+) -> torch.Tensor:
     """Continue each prompt with the most likely token until EOS or ``max_new_tokens``.
 
     Args:
@@ -115,14 +121,18 @@ def greedy_generate(model: DecoderOnlyTransformer, prompt: torch.Tensor,
             tokens would not fit in ``max_len``.
     """
     if not isinstance(model, DecoderOnlyTransformer):
-        raise TypeError(f"model must be a DecoderOnlyTransformer, got {type(model).__name__}")
+        raise TypeError(
+            f"model must be a DecoderOnlyTransformer, got {type(model).__name__}"
+        )
     check_token_ids("prompt", prompt, model.config.vocab_size)
     check_positive_int("max_new_tokens", max_new_tokens)
     lengths = _lengths("prompt_lengths", prompt_lengths, prompt)
     (B, P), rows = prompt.shape, torch.arange(prompt.shape[0])
     if P + max_new_tokens - 1 > model.config.max_len:
-        raise ValueError(f"prompt length {P} + max_new_tokens {max_new_tokens} - 1 must be "
-                         f"<= max_len = {model.config.max_len}")
+        raise ValueError(
+            f"prompt length {P} + max_new_tokens {max_new_tokens} - 1 must be "
+            f"<= max_len = {model.config.max_len}"
+        )
     seq = torch.full((B, P + max_new_tokens), PAD_ID)  # (B, P + T)
     seq[:, :P] = prompt.masked_fill(~padding_mask(lengths, P)[:, 0, 0], PAD_ID)
     done = torch.zeros(B, dtype=torch.bool)  # (B,)
@@ -134,13 +144,17 @@ def greedy_generate(model: DecoderOnlyTransformer, prompt: torch.Tensor,
         # the causal (or prefix-LM) mask hides them from the position that predicts.
         mask = prefix_lm_mask(lengths, L) if prefix else None
         logits = model(seq[:, :L], mask)  # (B, L, V)
-        token = logits[rows, lengths + t - 1].argmax(dim=-1).masked_fill(done, PAD_ID)  # (B,)
+        token = (
+            logits[rows, lengths + t - 1].argmax(dim=-1).masked_fill(done, PAD_ID)
+        )  # (B,)
         seq[rows, lengths + t] = token
         done |= token == EOS_ID
         if done.all():
             break
     model.train(was_training)
-    return torch.stack([seq[b, lengths[b]: lengths[b] + t + 1] for b in range(B)])  # (B, T)
+    return torch.stack(
+        [seq[b, lengths[b] : lengths[b] + t + 1] for b in range(B)]
+    )  # (B, T)
 
 
 def strip_eos(ids: Sequence[int] | torch.Tensor) -> tuple[int, ...] | None:
@@ -149,8 +163,13 @@ def strip_eos(ids: Sequence[int] | torch.Tensor) -> tuple[int, ...] | None:
     return tuple(ids[: ids.index(EOS_ID)]) if EOS_ID in ids else None
 
 
-def predict(model: Transformer | DecoderOnlyTransformer, examples: Sequence[Example], *,
-            prefix: bool = False, batch_size: int = 500) -> list[tuple[int, ...] | None]:
+def predict(
+    model: Transformer | DecoderOnlyTransformer,
+    examples: Sequence[Example],
+    *,
+    prefix: bool = False,
+    batch_size: int = 500,
+) -> list[tuple[int, ...] | None]:
     """Greedily answer each example's source; ``None`` where no EOS was produced.
 
     The encoder-decoder reads ``source EOS``; a decoder-only model continues
@@ -171,26 +190,39 @@ def predict(model: Transformer | DecoderOnlyTransformer, examples: Sequence[Exam
         TypeError: If ``model`` is neither kind of model.
     """
     if not isinstance(model, (Transformer, DecoderOnlyTransformer)):
-        raise TypeError(f"model must be a Transformer or DecoderOnlyTransformer, "
-                        f"got {type(model).__name__}")
+        raise TypeError(
+            f"model must be a Transformer or DecoderOnlyTransformer, "
+            f"got {type(model).__name__}"
+        )
     answers: list[tuple[int, ...] | None] = []
     for start in range(0, len(examples), batch_size):
-        chunk = examples[start: start + batch_size]
+        chunk = examples[start : start + batch_size]
         longest = 2 * max(len(e.target) for e in chunk) + 1
-        rows = [(BOS_ID,) * isinstance(model, DecoderOnlyTransformer) + e.source + (EOS_ID,)
-                for e in chunk]
+        rows = [
+            (BOS_ID,) * isinstance(model, DecoderOnlyTransformer) + e.source + (EOS_ID,)
+            for e in chunk
+        ]
         ids = pad_ids(rows)  # (B, S)
         lengths = torch.tensor([len(r) for r in rows])  # (B,)
         if isinstance(model, Transformer):
             out = greedy_decode(model, ids, lengths, max_len=longest)
         else:
-            out = greedy_generate(model, ids, lengths, max_new_tokens=longest, prefix=prefix)
+            out = greedy_generate(
+                model, ids, lengths, max_new_tokens=longest, prefix=prefix
+            )
         answers += [strip_eos(row) for row in out]
     return answers
 
 
-def exact_match(model: Transformer | DecoderOnlyTransformer, examples: Sequence[Example], *,
-                prefix: bool = False) -> float:
-    """Return the fraction of examples whose greedy answer is exactly the target, EOS included."""
+def exact_match(
+    model: Transformer | DecoderOnlyTransformer,
+    examples: Sequence[Example],
+    *,
+    prefix: bool = False,
+) -> float:
+    """Return the fraction of examples whose greedy answer is exactly the target.
+
+    The answer must end with EOS where the target does.
+    """
     answers = predict(model, examples, prefix=prefix)
     return sum(a == e.target for a, e in zip(answers, examples)) / len(examples)

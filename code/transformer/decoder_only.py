@@ -5,11 +5,12 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ._checks import check_mask
-from ._parts import check_config, check_ids, make_positional, make_stack
-from .config import DecoderOnlyConfig
+from ._checks import check_mask, check_token_ids
+from ._contract import contract, entry
+from .config import DecoderOnlyConfig, check_config
 from .embedding import TokenEmbedding
 from .masks import causal_mask
+from .positional import POSITIONAL_ENCODINGS
 from .stacks import Encoder
 
 
@@ -22,7 +23,7 @@ class DecoderOnlyTransformer(nn.Module):
     every position from seeing the tokens after it.
 
     Args:
-        config: The sizes; see :class:`~transformer.model.DecoderOnlyConfig`.
+        config: The sizes; see :class:`~transformer.config.DecoderOnlyConfig`.
 
     Attributes:
         config: The config the model was built from.
@@ -41,13 +42,20 @@ class DecoderOnlyTransformer(nn.Module):
         check_config(config, DecoderOnlyConfig)
         self.config = c = config
         self.embed = TokenEmbedding(c.vocab_size, c.d_model)
-        self.positional = make_positional(c)
-        self.stack = make_stack(Encoder, c)
+        self.positional = POSITIONAL_ENCODINGS[c.positional](
+            c.d_model, c.max_len, c.dropout
+        )
+        self.stack = Encoder(
+            c.d_model, c.h, c.d_ff, c.N, c.dropout, c.activation, c.norm_first
+        )
         self.out_proj = nn.Linear(c.d_model, c.vocab_size)
         if c.share_embeddings:
             self.out_proj.weight = self.embed.weight
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    @entry
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """Return the logits of the next token at every position.
 
         Args:
@@ -70,13 +78,18 @@ class DecoderOnlyTransformer(nn.Module):
             ValueError: If an id is outside the vocabulary, ``x`` is empty or
                 longer than ``max_len``, or ``mask`` does not fit.
         """
-        c = self.config
-        check_ids("x", x, c.vocab_size, c.max_len)
-        B, L = x.shape
+        _check_forward(self.config, x, mask)
         if mask is None:
-            mask = causal_mask(L, device=x.device)  # (L, L)
-        else:
-            check_mask("mask", mask, (B, c.h, L, L), "(B, h, L, L)")
+            mask = causal_mask(x.shape[1], device=x.device)  # (L, L)
         hidden = self.positional(self.embed(x))  # (B, L, d_model)
         hidden = self.stack(hidden, mask)
         return self.out_proj(hidden)  # (B, L, V)
+
+
+@contract
+def _check_forward(c: DecoderOnlyConfig, x: object, mask: object) -> None:
+    """Check the arguments of :meth:`DecoderOnlyTransformer.forward`."""
+    check_token_ids("x", x, c.vocab_size, c.max_len)
+    B, L = x.shape
+    if mask is not None:
+        check_mask("mask", mask, (B, c.h, L, L), "(B, h, L, L)")

@@ -44,7 +44,7 @@ def layer_gradient_norms(
     *,
     step: Callable[[nn.Module, torch.Tensor], torch.Tensor] | None = None,
 ) -> GradientNorms:
-    """Run ``x`` through ``layers`` in turn, differentiate ``loss_fn`` once, and measure the gradients.
+    """Run ``x`` through ``layers``, differentiate ``loss_fn``, measure the gradients.
 
     The gradients are computed with ``torch.autograd.grad``: the layers'
     ``.grad`` attributes are neither read nor changed, and ``x`` itself does
@@ -73,23 +73,32 @@ def layer_gradient_norms(
         raise ValueError("layers must hold at least one nn.Module, got none")
     for n, layer in enumerate(layers):
         if not isinstance(layer, nn.Module):
-            raise TypeError(f"layers[{n}] must be an nn.Module, got {type(layer).__name__}")
+            raise TypeError(
+                f"layers[{n}] must be an nn.Module, got {type(layer).__name__}"
+            )
     boundaries = [x.detach().requires_grad_(True)]  # x_0 .. x_N
     for layer in layers:
         x_n = boundaries[-1]
         boundaries.append(layer(x_n) if step is None else step(layer, x_n))
     loss = loss_fn(boundaries[-1])
     if not isinstance(loss, torch.Tensor) or loss.dim() != 0:
-        got = tuple(loss.shape) if isinstance(loss, torch.Tensor) else type(loss).__name__
+        got = (
+            tuple(loss.shape) if isinstance(loss, torch.Tensor) else type(loss).__name__
+        )
         raise TypeError(f"loss_fn must return a scalar tensor, got {got}")
     params = [[p for p in layer.parameters() if p.requires_grad] for layer in layers]
     flat = [p for group in params for p in group]
     grads = torch.autograd.grad(loss, boundaries + flat, allow_unused=True)
-    activation_grads, param_grads = grads[: len(boundaries)], iter(grads[len(boundaries) :])
+    activation_grads, param_grads = (
+        grads[: len(boundaries)],
+        iter(grads[len(boundaries) :]),
+    )
 
     def squared(g: torch.Tensor | None) -> float:
         return 0.0 if g is None else g.detach().double().pow(2).sum().item()
 
-    activations = torch.tensor([squared(g) for g in activation_grads]).sqrt()  # (N + 1,)
+    activations = torch.tensor(
+        [squared(g) for g in activation_grads]
+    ).sqrt()  # (N + 1,)
     per_layer = [sum(squared(next(param_grads)) for _ in group) for group in params]
     return GradientNorms(activations, torch.tensor(per_layer).sqrt())  # (N,)

@@ -9,6 +9,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from ._checks import check_positive_int, check_token_ids
+from ._contract import contract, entry
 
 
 class TokenEmbedding(nn.Module):
@@ -38,6 +39,7 @@ class TokenEmbedding(nn.Module):
         self.d_model = check_positive_int("d_model", d_model)
         self.weight = nn.Parameter(torch.randn(V, d_model) / math.sqrt(d_model))
 
+    @entry
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         """Return ``sqrt(d_model) * weight[ids]``.
 
@@ -56,9 +58,17 @@ class TokenEmbedding(nn.Module):
             ValueError: If ``ids`` is not ``(B, L)``, is empty, or holds an id
                 outside ``[0, V)``.
         """
-        check_token_ids("ids", ids, self.V)
-        return F.embedding(ids, self.weight) * math.sqrt(self.d_model)  # (B, L, d_model)
+        _check_embedding(self, ids)
+        return F.embedding(ids, self.weight) * math.sqrt(
+            self.d_model
+        )  # (B, L, d_model)
 
     def extra_repr(self) -> str:
         """Show the sizes when the module is printed."""
         return f"V={self.V}, d_model={self.d_model}"
+
+
+@contract
+def _check_embedding(embedding: TokenEmbedding, ids: object) -> None:
+    """Check the argument of :meth:`TokenEmbedding.forward`."""
+    check_token_ids("ids", ids, embedding.V)

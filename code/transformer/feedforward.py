@@ -5,7 +5,13 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ._checks import check_choice, check_positive_int, check_probability, check_sequence
+from ._checks import (
+    check_choice,
+    check_positive_int,
+    check_probability,
+    check_sequence,
+)
+from ._contract import contract, entry
 
 ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "gelu": nn.GELU}
 """The activations a feed-forward network may use, by name."""
@@ -43,12 +49,15 @@ class PositionwiseFeedForward(nn.Module):
         super().__init__()
         self.d_model = check_positive_int("d_model", d_model)
         self.d_ff = check_positive_int("d_ff", d_ff)
-        self.activation_name = check_choice("activation", activation, tuple(ACTIVATIONS))
+        self.activation_name = check_choice(
+            "activation", activation, tuple(ACTIVATIONS)
+        )
         self.w_1 = nn.Linear(d_model, d_ff)
         self.activation = ACTIVATIONS[activation]()
         self.dropout = nn.Dropout(check_probability("dropout", dropout))
         self.w_2 = nn.Linear(d_ff, d_model)
 
+    @entry
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Apply ``w_2(dropout(activation(w_1(x))))`` at every position.
 
@@ -66,6 +75,12 @@ class PositionwiseFeedForward(nn.Module):
             TypeError: If ``x`` is not a floating-point tensor.
             ValueError: If ``x`` is not ``(B, L, d_model)``.
         """
-        check_sequence("x", x, self.d_model)
+        _check_feedforward(self, x)
         hidden = self.dropout(self.activation(self.w_1(x)))  # (B, L, d_ff)
         return self.w_2(hidden)  # (B, L, d_model)
+
+
+@contract
+def _check_feedforward(ffn: PositionwiseFeedForward, x: object) -> None:
+    """Check the argument of :meth:`PositionwiseFeedForward.forward`."""
+    check_sequence("x", x, ffn.d_model)

@@ -64,14 +64,18 @@ class ShapeTrace(list[ShapeRecord]):
 
     def _repr_html_(self) -> str:
         """Return the trace as an HTML table, indented by depth (for notebooks)."""
+
         def cell(texts: list[str]) -> str:
-            return ", ".join(f'<code style="white-space: nowrap">{t}</code>' for t in texts)
+            return ", ".join(
+                f'<code style="white-space: nowrap">{t}</code>' for t in texts
+            )
 
         nowrap = "white-space: nowrap; padding: 0.1em 0.6em 0.1em"
         rows = []
         for r, (label, kind, inputs, outputs) in zip(self, _rows(self, dtypes=True)):
             rows.append(
-                f'<tr><td style="{nowrap} {0.4 + 1.2 * r.depth:.1f}em"><code>{html.escape(label)}'
+                f'<tr><td style="{nowrap} {0.4 + 1.2 * r.depth:.1f}em">'
+                f"<code>{html.escape(label)}"
                 f'</code></td><td style="{nowrap}">{kind}</td><td>{cell(inputs)}</td>'
                 f'<td style="{nowrap}">{cell(outputs)}</td></tr>'
             )
@@ -92,7 +96,7 @@ def shape_trace(
     exclude: Sequence[type[nn.Module]] = (),
     **kwargs: object,
 ) -> ShapeTrace:
-    """Run ``model(*inputs, **kwargs)`` once and record every module's input and output shapes.
+    """Run ``model(*inputs, **kwargs)``; record every module's input and output shapes.
 
     Hooks are put on every submodule for the one call and removed afterwards,
     even if the call fails. The model runs without gradients and in whatever
@@ -132,13 +136,17 @@ def shape_trace(
     def before(module: nn.Module, args: tuple, kw: dict) -> None:
         depth = sum(call is not None for call in open_calls)
         record = None
-        if (max_depth is None or depth <= max_depth) and not isinstance(module, exclude):
+        if (max_depth is None or depth <= max_depth) and not isinstance(
+            module, exclude
+        ):
             tensors = [(str(i), a) for i, a in enumerate(args)] + list(kw.items())
             record = {
                 "name": names[module],
                 "kind": type(module).__name__,
                 "depth": depth,
-                "inputs": tuple(_describe(k, t) for k, t in tensors if isinstance(t, torch.Tensor)),
+                "inputs": tuple(
+                    _describe(k, t) for k, t in tensors if isinstance(t, torch.Tensor)
+                ),
                 "outputs": (),
             }
             records.append(record)
@@ -147,7 +155,9 @@ def shape_trace(
     def after(module: nn.Module, args: tuple, kw: dict, output: object) -> None:
         record = open_calls.pop()
         if record is not None:
-            record["outputs"] = tuple((shape, dtype) for _, shape, dtype in _tensors(output))
+            record["outputs"] = tuple(
+                (shape, dtype) for _, shape, dtype in _tensors(output)
+            )
 
     handles = []
     try:
@@ -181,7 +191,9 @@ def format_shape_trace(records: Sequence[ShapeRecord], *, dtypes: bool = True) -
     """
     rows = [("module", "class", "input shapes", "output shape")]
     for r, (label, kind, inputs, outputs) in zip(records, _rows(records, dtypes)):
-        rows.append(("  " * r.depth + label, kind, ", ".join(inputs), ", ".join(outputs)))
+        rows.append(
+            ("  " * r.depth + label, kind, ", ".join(inputs), ", ".join(outputs))
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     lines = [
         "  ".join(cell.ljust(w) for cell, w in zip(row[:3], widths)) + "  " + row[3]
@@ -223,7 +235,7 @@ def _shape_texts(items: Sequence[tuple[Shape, torch.dtype]], dtypes: bool) -> li
 
 
 def _short_name(name: str) -> str:
-    """Return the last part of a qualified name, with its list's name for items: ``layers.0``."""
+    """Return the last part of a qualified name, and its list's name: ``layers.0``."""
     parts = name.split(".")
     return ".".join(parts[-2:]) if parts[-1].isdigit() and len(parts) > 1 else parts[-1]
 
@@ -233,10 +245,13 @@ def _describe(arg: str, t: torch.Tensor) -> tuple[str, Shape, torch.dtype]:
 
 
 def _tensors(output: object) -> list[tuple[str, Shape, torch.dtype]]:
-    """Describe the tensors in a module's output: one tensor, or a tuple or list of them."""
+    """Describe the tensors in a module's output: one tensor, or a tuple or list."""
     if isinstance(output, torch.Tensor):
         return [_describe("0", output)]
     if isinstance(output, (tuple, list)):
-        return [_describe(str(i), t) for i, t in enumerate(output) if isinstance(t, torch.Tensor)]
+        return [
+            _describe(str(i), t)
+            for i, t in enumerate(output)
+            if isinstance(t, torch.Tensor)
+        ]
     return []
-

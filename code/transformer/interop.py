@@ -30,6 +30,13 @@ from .stacks import Decoder, Encoder
 
 Pairs = Iterator[tuple[torch.Tensor, torch.Tensor]]
 
+_OURS: dict[type[nn.Module], type[nn.Module]] = {
+    nn.TransformerEncoderLayer: EncoderLayer,
+    nn.TransformerDecoderLayer: DecoderLayer,
+    nn.TransformerEncoder: Encoder,
+    nn.TransformerDecoder: Decoder,
+}
+
 
 def to_torch_mask(mask: torch.Tensor) -> torch.Tensor:
     """Translate one of our masks into a PyTorch boolean mask, by flipping it.
@@ -62,7 +69,9 @@ def to_torch_mask(mask: torch.Tensor) -> torch.Tensor:
     """
     if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
         kind = mask.dtype if isinstance(mask, torch.Tensor) else type(mask).__name__
-        raise TypeError(f"mask must be a boolean torch.Tensor (True = may attend), got {kind}")
+        raise TypeError(
+            f"mask must be a boolean torch.Tensor (True = may attend), got {kind}"
+        )
     return ~mask
 
 
@@ -88,34 +97,28 @@ def from_torch(module: nn.Module) -> nn.Module:
     if isinstance(module, nn.MultiheadAttention):
         _check_torch_attention(module)
         ours = MultiHeadAttention(
-            module.embed_dim, module.num_heads, module.dropout, bias=module.in_proj_bias is not None
+            module.embed_dim,
+            module.num_heads,
+            module.dropout,
+            bias=module.in_proj_bias is not None,
         )
     elif isinstance(module, (nn.TransformerEncoderLayer, nn.TransformerDecoderLayer)):
-        kind = EncoderLayer if isinstance(module, nn.TransformerEncoderLayer) else DecoderLayer
-        ours = kind(*_torch_layer_args(module))
+        ours = _OURS[type(module)](*_torch_layer_args(module))
     elif isinstance(module, (nn.TransformerEncoder, nn.TransformerDecoder)):
-        kind = Encoder if isinstance(module, nn.TransformerEncoder) else Decoder
-        d_model, h, d_ff, dropout, activation, norm_first, eps = _torch_layer_args(module.layers[0])
-        _check_torch_final_norm(module.norm, eps)
-        ours = kind(
-            d_model,
-            h,
-            d_ff,
-            len(module.layers),
-            dropout,
-            activation,
-            norm_first,
-            final_norm=module.norm is not None,
-            eps=eps,
-        )
+        args = _torch_layer_args(module.layers[0])  # (d_model, h, d_ff, ..., eps)
+        _check_torch_final_norm(module.norm, args[-1])
+        N, final_norm = len(module.layers), module.norm is not None
+        ours = _OURS[type(module)](*args[:3], N, *args[3:6], final_norm, args[6])
     else:
         raise TypeError(
             "module must be an nn.MultiheadAttention, nn.TransformerEncoderLayer, "
-            "nn.TransformerDecoderLayer, nn.TransformerEncoder or nn.TransformerDecoder, "
-            f"got {type(module).__name__}"
+            "nn.TransformerDecoderLayer, nn.TransformerEncoder or "
+            f"nn.TransformerDecoder, got {type(module).__name__}"
         )
     reference = next(module.parameters())
-    ours = ours.to(device=reference.device, dtype=reference.dtype).train(module.training)
+    ours = ours.to(device=reference.device, dtype=reference.dtype).train(
+        module.training
+    )
     _copy(_pairs(ours, module), to_torch=False)
     return ours
 
@@ -127,7 +130,8 @@ def to_torch(module: nn.Module) -> nn.Module:
         module: A :class:`~transformer.multihead.MultiHeadAttention`,
             :class:`~transformer.layers.EncoderLayer`,
             :class:`~transformer.layers.DecoderLayer`,
-            :class:`~transformer.stacks.Encoder` or :class:`~transformer.stacks.Decoder`.
+            :class:`~transformer.stacks.Encoder` or
+            :class:`~transformer.stacks.Decoder`.
 
     Returns:
         The equivalent PyTorch module, batch first, on the same
@@ -138,10 +142,12 @@ def to_torch(module: nn.Module) -> nn.Module:
     Raises:
         TypeError: If there is no equivalent for ``module``'s type.
     """
-    if not isinstance(module, (MultiHeadAttention, EncoderLayer, DecoderLayer, Encoder, Decoder)):
+    if not isinstance(
+        module, (MultiHeadAttention, EncoderLayer, DecoderLayer, Encoder, Decoder)
+    ):
         raise TypeError(
-            "module must be a MultiHeadAttention, EncoderLayer, DecoderLayer, Encoder or "
-            f"Decoder, got {type(module).__name__}"
+            "module must be a MultiHeadAttention, EncoderLayer, DecoderLayer, "
+            f"Encoder or Decoder, got {type(module).__name__}"
         )
     reference = next(module.parameters())
     factory = {"device": reference.device, "dtype": reference.dtype}
@@ -176,20 +182,22 @@ def _check_torch_attention(module: nn.MultiheadAttention) -> None:
     """Reject the ``nn.MultiheadAttention`` options that have no equivalent here."""
     if not module._qkv_same_embed_dim:
         raise ValueError(
-            "module must have kdim == vdim == embed_dim; separate key/value widths are not "
-            f"supported, got kdim={module.kdim}, vdim={module.vdim}, embed_dim={module.embed_dim}"
+            "module must have kdim == vdim == embed_dim; separate key/value widths "
+            f"are not supported, got kdim={module.kdim}, vdim={module.vdim}, "
+            f"embed_dim={module.embed_dim}"
         )
     if module.bias_k is not None or module.add_zero_attn:
         raise ValueError("module must not use add_bias_kv or add_zero_attn")
 
 
 def _check_torch_final_norm(norm: nn.Module | None, eps: float) -> None:
-    """Reject a stack's final norm unless it is a ``LayerNorm`` like the layers' norms."""
+    """Reject a stack's final norm unless it is a ``LayerNorm`` like the layers'."""
     if norm is None:
         return
     if not isinstance(norm, nn.LayerNorm) or norm.bias is None or norm.eps != eps:
         raise ValueError(
-            f"module.norm must be None or an nn.LayerNorm with a bias and eps={eps} as in "
+            f"module.norm must be None or an nn.LayerNorm with a bias and eps={eps} "
+            "as in "
             f"the layers, got {norm!r}"
         )
 
@@ -205,10 +213,11 @@ def _activation_name(module: nn.Module) -> str:
 
 
 def _torch_layer_args(module: nn.Module) -> tuple:
-    """Read ``(d_model, h, d_ff, dropout, activation, norm_first, eps)`` off a PyTorch layer."""
+    """Read ``(d_model, h, d_ff, dropout, activation, norm_first, eps)`` off a layer."""
     attn = module.self_attn
     _check_torch_attention(attn)
-    if attn.in_proj_bias is None or module.linear1.bias is None or module.norm1.bias is None:
+    biases = (attn.in_proj_bias, module.linear1.bias, module.norm1.bias)
+    if any(b is None for b in biases):
         raise ValueError(
             "module must have biases (bias=True); layers without them are not supported"
         )
@@ -226,12 +235,8 @@ def _torch_layer_args(module: nn.Module) -> tuple:
 def _torch_layer(layer: EncoderLayer | DecoderLayer, factory: dict) -> nn.Module:
     """Build an empty PyTorch layer with the sizes of one of ours."""
     attn, ff = layer.self_attn, layer.feed_forward
-    kind = (
-        nn.TransformerEncoderLayer
-        if isinstance(layer, EncoderLayer)
-        else nn.TransformerDecoderLayer
-    )
-    return kind(
+    theirs = {EncoderLayer: nn.TransformerEncoderLayer}
+    return theirs.get(type(layer), nn.TransformerDecoderLayer)(
         attn.d_model,
         attn.h,
         ff.d_ff,
@@ -245,7 +250,7 @@ def _torch_layer(layer: EncoderLayer | DecoderLayer, factory: dict) -> nn.Module
 
 
 def _pairs(ours: nn.Module, theirs: nn.Module) -> Pairs:
-    """Yield ``(our tensor, their tensor)`` for every parameter the two modules share."""
+    """Yield ``(ours, theirs)`` for every parameter tensor the two modules share."""
     if isinstance(ours, MultiHeadAttention):
         d = ours.d_model
         for i, proj in enumerate((ours.w_q, ours.w_k, ours.w_v)):
@@ -285,8 +290,9 @@ def _copy(pairs: Pairs, *, to_torch: bool) -> None:
         for ours, theirs in pairs:
             if ours.shape != theirs.shape:
                 raise ValueError(
-                    "module's layers must all have the same sizes: a parameter of shape "
-                    f"{tuple(theirs.shape)} cannot be copied into one of shape {tuple(ours.shape)}"
+                    "module's layers must all have the same sizes: a parameter of "
+                    f"shape {tuple(theirs.shape)} cannot be copied into one of "
+                    f"shape {tuple(ours.shape)}"
                 )
             target, source = (theirs, ours) if to_torch else (ours, theirs)
             target.copy_(source)

@@ -1,4 +1,4 @@
-"""One encoder layer and one decoder layer: attention and feed-forward, each in an Add & Norm."""
+"""One encoder layer and one decoder layer: attention and feed-forward in Add & Norm."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ import torch
 import torch.nn as nn
 
 from ._checks import check_mask, check_sequence, shape_str
-from ._convertible import TorchConvertible
+from ._contract import contract, entry
 from .feedforward import PositionwiseFeedForward
 from .multihead import MultiHeadAttention
 from .norm import AddNorm
 
 
-class EncoderLayer(TorchConvertible, nn.Module):
+class EncoderLayer(nn.Module):
     """Let every position attend to every other, then transform each position.
 
     Two sublayers, each wrapped in :class:`~transformer.norm.AddNorm`:
@@ -55,12 +55,16 @@ class EncoderLayer(TorchConvertible, nn.Module):
         eps: float = 1e-5,
     ) -> None:
         super().__init__()
+        self.d_model, self.h = d_model, h
         self.self_attn = MultiHeadAttention(d_model, h, dropout)
         self.feed_forward = PositionwiseFeedForward(d_model, d_ff, dropout, activation)
         self.add_norm1 = AddNorm(d_model, dropout, norm_first, eps)
         self.add_norm2 = AddNorm(d_model, dropout, norm_first, eps)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    @entry
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """Run self-attention and the feed-forward network over ``x``.
 
         Args:
@@ -81,11 +85,12 @@ class EncoderLayer(TorchConvertible, nn.Module):
                 not boolean.
             ValueError: If ``x`` or ``mask`` has the wrong shape.
         """
+        check_encoder_inputs(x, mask, self.d_model, self.h)
         x = self.add_norm1(x, lambda y: self.self_attn(y, y, y, mask))
         return self.add_norm2(x, self.feed_forward)
 
 
-class DecoderLayer(TorchConvertible, nn.Module):
+class DecoderLayer(nn.Module):
     """Attend to the earlier target positions, then to the source, then transform.
 
     Three sublayers, each wrapped in :class:`~transformer.norm.AddNorm`:
@@ -129,6 +134,7 @@ class DecoderLayer(TorchConvertible, nn.Module):
         eps: float = 1e-5,
     ) -> None:
         super().__init__()
+        self.d_model, self.h = d_model, h
         self.self_attn = MultiHeadAttention(d_model, h, dropout)
         self.cross_attn = MultiHeadAttention(d_model, h, dropout)
         self.feed_forward = PositionwiseFeedForward(d_model, d_ff, dropout, activation)
@@ -136,6 +142,7 @@ class DecoderLayer(TorchConvertible, nn.Module):
         self.add_norm2 = AddNorm(d_model, dropout, norm_first, eps)
         self.add_norm3 = AddNorm(d_model, dropout, norm_first, eps)
 
+    @entry
     def forward(
         self,
         x: torch.Tensor,
@@ -143,7 +150,7 @@ class DecoderLayer(TorchConvertible, nn.Module):
         self_mask: torch.Tensor | None = None,
         cross_mask: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """Run masked self-attention, cross-attention to ``memory`` and the feed-forward network.
+        """Run masked self-attention, cross-attention to ``memory``, then feed-forward.
 
         Args:
             x: The target sequence.
@@ -171,19 +178,44 @@ class DecoderLayer(TorchConvertible, nn.Module):
                 a mask is not boolean.
             ValueError: If a shape does not fit.
         """
-        d_model, h = self.self_attn.d_model, self.self_attn.h
-        check_sequence("x", x, d_model, "(B, L, d_model)")
-        check_sequence("memory", memory, d_model, "(B, S, d_model)")
-        (B, L, _), S = x.shape, memory.shape[1]
-        if memory.shape[0] != B:
-            raise ValueError(
-                f"memory must have shape (B, S, d_model) with B={B} as in x, "
-                f"got shape {shape_str(memory.shape)}"
-            )
-        if self_mask is not None:
-            check_mask("self_mask", self_mask, (B, h, L, L), "(B, h, L, L)")
-        if cross_mask is not None:
-            check_mask("cross_mask", cross_mask, (B, h, L, S), "(B, h, L, S)")
+        check_decoder_inputs(x, memory, self_mask, cross_mask, self.d_model, self.h)
         x = self.add_norm1(x, lambda y: self.self_attn(y, y, y, self_mask))
         x = self.add_norm2(x, lambda y: self.cross_attn(y, memory, memory, cross_mask))
         return self.add_norm3(x, self.feed_forward)
+
+
+@contract
+def check_encoder_inputs(x: object, mask: object, d_model: int, h: int) -> None:
+    """Check the arguments of an encoder layer or stack: a sequence and its mask."""
+    check_sequence("x", x, d_model, "(B, L, d_model)")
+    B, L, _ = x.shape
+    if mask is not None:
+        check_mask("mask", mask, (B, h, L, L), "(B, h, L, S)")
+
+
+@contract
+def check_decoder_inputs(
+    x: object,
+    memory: object,
+    self_mask: object,
+    cross_mask: object,
+    d_model: int,
+    h: int,
+) -> None:
+    """Check the arguments of a decoder layer or stack: target, memory, two masks."""
+    check_sequence("x", x, d_model, "(B, L, d_model)")
+    check_sequence("memory", memory, d_model, "(B, S, d_model)")
+    (B, L, _), S = x.shape, memory.shape[1]
+    if memory.shape[0] != B:
+        raise ValueError(
+            f"memory must have shape (B, S, d_model) with B={B} as in x, "
+            f"got shape {shape_str(memory.shape)}"
+        )
+    if memory.dtype != x.dtype:
+        raise TypeError(
+            f"memory must have the dtype of x, {x.dtype}, got {memory.dtype}"
+        )
+    if self_mask is not None:
+        check_mask("self_mask", self_mask, (B, h, L, L), "(B, h, L, L)")
+    if cross_mask is not None:
+        check_mask("cross_mask", cross_mask, (B, h, L, S), "(B, h, L, S)")

@@ -70,7 +70,9 @@ def padding_mask(
     if lengths.dtype.is_floating_point or lengths.dtype == torch.bool:
         raise TypeError(f"lengths must hold integers, got dtype {lengths.dtype}")
     if lengths.dim() != 1 or lengths.numel() == 0:
-        raise ValueError(f"lengths must have shape (B,) with B >= 1, got {shape_str(lengths.shape)}")
+        raise ValueError(
+            f"lengths must have shape (B,) with B >= 1, got {shape_str(lengths.shape)}"
+        )
     if int(lengths.min()) < 0:
         raise ValueError(f"lengths must be >= 0, got {lengths.tolist()}")
     if S is None:
@@ -83,7 +85,9 @@ def padding_mask(
     return mask[:, None, None, :]  # (B, 1, 1, S)
 
 
-def prefix_lm_mask(prefix_lengths: Sequence[int] | torch.Tensor, L: int) -> torch.Tensor:
+def prefix_lm_mask(
+    prefix_lengths: Sequence[int] | torch.Tensor, L: int
+) -> torch.Tensor:
     """Return a mask that shows every position the whole prefix, and the rest causally.
 
     Query ``i`` of row ``b`` may attend to key ``j`` when ``j < prefix_lengths[b]``

@@ -19,12 +19,15 @@ def _check_pair(logits: object, targets: object) -> None:
     check_tensor("logits", logits, ndim=3, expected="(B, L, V)")
     check_tensor("targets", targets, ndim=2, expected="(B, L)")
     if logits.shape[:2] != targets.shape:
-        raise ValueError(f"targets must have shape (B, L) = {tuple(logits.shape[:2])} as "
-                         f"logits, got shape {tuple(targets.shape)}")
+        raise ValueError(
+            f"targets must have shape (B, L) = {tuple(logits.shape[:2])} as "
+            f"logits, got shape {tuple(targets.shape)}"
+        )
 
 
-def sequence_loss(logits: torch.Tensor, targets: torch.Tensor,
-                  label_smoothing: float = 0.0) -> torch.Tensor:
+def sequence_loss(
+    logits: torch.Tensor, targets: torch.Tensor, label_smoothing: float = 0.0
+) -> torch.Tensor:
     """Return the mean cross-entropy over the positions whose target is not PAD.
 
     Args:
@@ -43,8 +46,12 @@ def sequence_loss(logits: torch.Tensor, targets: torch.Tensor,
         ValueError: If the shapes do not fit together.
     """
     _check_pair(logits, targets)
-    return F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=PAD_ID,
-                           label_smoothing=label_smoothing)  # fmt: skip
+    return F.cross_entropy(
+        logits.flatten(0, 1),
+        targets.flatten(),
+        ignore_index=PAD_ID,
+        label_smoothing=label_smoothing,
+    )
 
 
 def token_accuracy(logits: torch.Tensor, targets: torch.Tensor) -> float:
@@ -77,11 +84,13 @@ def _eval_logits(model: nn.Module, batch: Batch) -> torch.Tensor:
 def evaluate(model: nn.Module, batch: Batch) -> tuple[float, float]:
     """Return ``(loss, token accuracy)`` of ``model`` on ``batch``, in eval mode."""
     logits = _eval_logits(model, batch)  # (B, L, V)
-    return sequence_loss(logits, batch.targets).item(), token_accuracy(logits, batch.targets)
+    return sequence_loss(logits, batch.targets).item(), token_accuracy(
+        logits, batch.targets
+    )
 
 
 def position_accuracy(model: nn.Module, batch: Batch) -> torch.Tensor:
-    """Return the token accuracy at each position separately, NaN where all targets are PAD.
+    """Return the token accuracy at each position, NaN where all targets are PAD.
 
     Shape:
         output: ``(L,)``

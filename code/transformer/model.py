@@ -1,38 +1,27 @@
-"""The paper's encoder-decoder Transformer, and where to find every complete model.
-
-The models are built from frozen dataclass configs and map integer token ids
-to logits over the vocabulary. This is the public home of every complete
-model and its config: the configs and ``count_parameters`` are written in
-``config.py`` and the decoder-only model in ``decoder_only.py``, and all of
-them are re-exported here, so that ``from transformer.model import ...``
-finds every name a training script needs.
-"""
+"""The paper's encoder-decoder Transformer: source ids in, target logits out."""
 
 from __future__ import annotations
 
 import torch
 import torch.nn as nn
 
-from ._checks import check_mask, check_sequence, shape_str
-from ._parts import check_config, check_ids, make_positional, make_stack
-from .config import DecoderOnlyConfig, StackConfig, TransformerConfig, count_parameters
-from .decoder_only import DecoderOnlyTransformer
+from ._checks import (
+    check_id_range,
+    check_id_tensor,
+    check_mask,
+    check_sequence,
+    shape_str,
+)
+from ._contract import contract, entry
+from .config import TransformerConfig, check_config
 from .embedding import TokenEmbedding
 from .masks import causal_mask
+from .positional import POSITIONAL_ENCODINGS
 from .stacks import Decoder, Encoder
-
-__all__ = [
-    "Transformer",
-    "DecoderOnlyTransformer",
-    "StackConfig",
-    "TransformerConfig",
-    "DecoderOnlyConfig",
-    "count_parameters",
-]
 
 
 class Transformer(nn.Module):
-    """Translate: encode a source sequence, then predict the next target token at every position.
+    """Translate: encode a source, then predict the next target token at every position.
 
     Token embeddings (scaled by ``sqrt(d_model)``) plus positional
     information feed an :class:`~transformer.stacks.Encoder` and a
@@ -42,7 +31,7 @@ class Transformer(nn.Module):
     generation can encode the source once and decode step by step.
 
     Args:
-        config: The sizes; see :class:`~transformer.model.TransformerConfig`.
+        config: The sizes; see :class:`~transformer.config.TransformerConfig`.
 
     Attributes:
         config: The config the model was built from.
@@ -64,14 +53,18 @@ class Transformer(nn.Module):
         self.config = c = config
         self.src_embed = TokenEmbedding(c.src_vocab_size, c.d_model)
         self.tgt_embed = TokenEmbedding(c.tgt_vocab_size, c.d_model)
-        self.positional = make_positional(c)
-        self.encoder = make_stack(Encoder, c)
-        self.decoder = make_stack(Decoder, c)
+        self.positional = POSITIONAL_ENCODINGS[c.positional](
+            c.d_model, c.max_len, c.dropout
+        )
+        sizes = (c.d_model, c.h, c.d_ff, c.N, c.dropout, c.activation, c.norm_first)
+        self.encoder = Encoder(*sizes)
+        self.decoder = Decoder(*sizes)
         self.out_proj = nn.Linear(c.d_model, c.tgt_vocab_size)
         if c.share_embeddings:
             self.tgt_embed.weight = self.src_embed.weight
             self.out_proj.weight = self.src_embed.weight
 
+    @entry
     def forward(
         self,
         src: torch.Tensor,
@@ -91,7 +84,8 @@ class Transformer(nn.Module):
             tgt_mask: Optional boolean mask over the target, ``True`` = may
                 attend, broadcastable to ``(B, h, L, L)``. ``None`` means the
                 causal mask; a mask given here replaces it, so it should
-                include the causal part, e.g. ``causal_mask(L) & padding_mask(lengths)``.
+                include the causal part, e.g.
+                ``causal_mask(L) & padding_mask(lengths)``.
 
         Returns:
             Unnormalised logits over the target vocabulary.
@@ -106,10 +100,14 @@ class Transformer(nn.Module):
             ValueError: If an id is outside its vocabulary, a sequence is empty
                 or longer than ``max_len``, or a shape does not fit.
         """
+        _check_forward(self.config, src, tgt, src_mask, tgt_mask)
         memory = self.encode(src, src_mask)  # (B, S, d_model)
         return self.decode(tgt, memory, src_mask, tgt_mask)  # (B, L, V)
 
-    def encode(self, src: torch.Tensor, src_mask: torch.Tensor | None = None) -> torch.Tensor:
+    @entry
+    def encode(
+        self, src: torch.Tensor, src_mask: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """Run the encoder over the source and return its output, the memory.
 
         Args:
@@ -129,14 +127,11 @@ class Transformer(nn.Module):
             ValueError: If an id is outside the source vocabulary, ``src`` is
                 empty or longer than ``max_len``, or ``src_mask`` does not fit.
         """
-        c = self.config
-        check_ids("src", src, c.src_vocab_size, c.max_len)
-        B, S = src.shape
-        if src_mask is not None:
-            check_mask("src_mask", src_mask, (B, c.h, S, S), "(B, h, S, S)")
+        _check_encode(self.config, src, src_mask)
         x = self.positional(self.src_embed(src))  # (B, S, d_model)
         return self.encoder(x, src_mask)
 
+    @entry
     def decode(
         self,
         tgt: torch.Tensor,
@@ -168,21 +163,71 @@ class Transformer(nn.Module):
             ValueError: If an id is outside the target vocabulary, ``tgt`` is
                 empty or longer than ``max_len``, or a shape does not fit.
         """
-        c = self.config
-        check_ids("tgt", tgt, c.tgt_vocab_size, c.max_len)
-        check_sequence("memory", memory, c.d_model, "(B, S, d_model)")
-        (B, L), S = tgt.shape, memory.shape[1]
-        if memory.shape[0] != B:
-            raise ValueError(
-                f"memory must have shape (B, S, d_model) with B={B} as in tgt, "
-                f"got shape {shape_str(memory.shape)}"
-            )
-        if src_mask is not None:
-            check_mask("src_mask", src_mask, (B, c.h, L, S), "(B, h, L, S)")
+        _check_decode(self.config, tgt, memory, src_mask, tgt_mask)
+        L = tgt.shape[1]
         if tgt_mask is None:
             tgt_mask = causal_mask(L, device=tgt.device)  # (L, L)
-        else:
-            check_mask("tgt_mask", tgt_mask, (B, c.h, L, L), "(B, h, L, L)")
         x = self.positional(self.tgt_embed(tgt))  # (B, L, d_model)
         x = self.decoder(x, memory, tgt_mask, src_mask)
         return self.out_proj(x)  # (B, L, V)
+
+
+@contract
+def _check_forward(
+    c: TransformerConfig, src: object, tgt: object, src_mask: object, tgt_mask: object
+) -> None:
+    """Check the arguments of :meth:`Transformer.forward`; read the ids' range once."""
+    check_id_tensor("src", src, c.max_len)
+    check_id_tensor("tgt", tgt, c.max_len)
+    (B, S), L = src.shape, tgt.shape[1]
+    if tgt.shape[0] != B:
+        raise ValueError(
+            f"tgt must have shape (B, L) with B={B} as in src, "
+            f"got shape {shape_str(tgt.shape)}"
+        )
+    _check_masks(c, B, S, L, src_mask, tgt_mask)
+    check_id_range(("src", src, c.src_vocab_size), ("tgt", tgt, c.tgt_vocab_size))
+
+
+@contract
+def _check_encode(c: TransformerConfig, src: object, src_mask: object) -> None:
+    """Check the arguments of :meth:`Transformer.encode`."""
+    check_id_tensor("src", src, c.max_len)
+    B, S = src.shape
+    if src_mask is not None:
+        check_mask("src_mask", src_mask, (B, c.h, S, S), "(B, h, S, S)")
+    check_id_range(("src", src, c.src_vocab_size))
+
+
+@contract
+def _check_decode(
+    c: TransformerConfig,
+    tgt: object,
+    memory: object,
+    src_mask: object,
+    tgt_mask: object,
+) -> None:
+    """Check the arguments of :meth:`Transformer.decode`."""
+    check_id_tensor("tgt", tgt, c.max_len)
+    check_sequence("memory", memory, c.d_model, "(B, S, d_model)")
+    (B, L), S = tgt.shape, memory.shape[1]
+    if memory.shape[0] != B:
+        raise ValueError(
+            f"memory must have shape (B, S, d_model) with B={B} as in tgt, "
+            f"got shape {shape_str(memory.shape)}"
+        )
+    if src_mask is not None:
+        check_mask("src_mask", src_mask, (B, c.h, L, S), "(B, h, L, S)")
+    _check_masks(c, B, S, L, None, tgt_mask)
+    check_id_range(("tgt", tgt, c.tgt_vocab_size))
+
+
+def _check_masks(
+    c: TransformerConfig, B: int, S: int, L: int, src_mask: object, tgt_mask: object
+) -> None:
+    """Check a source mask against both attentions it serves, and a target mask."""
+    if src_mask is not None:
+        check_mask("src_mask", src_mask, (B, c.h, S, S), "(B, h, S, S)")
+        check_mask("src_mask", src_mask, (B, c.h, L, S), "(B, h, L, S)")
+    if tgt_mask is not None:
+        check_mask("tgt_mask", tgt_mask, (B, c.h, L, L), "(B, h, L, L)")

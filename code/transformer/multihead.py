@@ -13,11 +13,11 @@ from ._checks import (
     check_sequence,
     shape_str,
 )
-from ._convertible import TorchConvertible
+from ._contract import contract, entry
 from .attention import scaled_dot_product_attention
 
 
-class MultiHeadAttention(TorchConvertible, nn.Module):
+class MultiHeadAttention(nn.Module):
     """Attend to ``h`` learned projections of the inputs at once, then mix the heads.
 
     Each of the ``h`` heads sees its own ``d_k = d_model // h``-wide slice of
@@ -55,7 +55,9 @@ class MultiHeadAttention(TorchConvertible, nn.Module):
             ``d_model``, or ``dropout`` is outside ``[0, 1)``.
     """
 
-    def __init__(self, d_model: int, h: int, dropout: float = 0.0, bias: bool = True) -> None:
+    def __init__(
+        self, d_model: int, h: int, dropout: float = 0.0, bias: bool = True
+    ) -> None:
         super().__init__()
         self.d_model = check_positive_int("d_model", d_model)
         self.h = check_positive_int("h", h)
@@ -68,6 +70,7 @@ class MultiHeadAttention(TorchConvertible, nn.Module):
         self.w_o = nn.Linear(d_model, d_model, bias=bias)
         self.attn_weights: torch.Tensor | None = None
 
+    @entry
     def forward(
         self,
         query: torch.Tensor,
@@ -102,38 +105,48 @@ class MultiHeadAttention(TorchConvertible, nn.Module):
                 boolean.
             ValueError: If the shapes do not fit together.
         """
-        check_sequence("query", query, self.d_model, "(B, L, d_model)")
-        check_sequence("key", key, self.d_model, "(B, S, d_model)")
-        check_sequence("value", value, self.d_model, "(B, S, d_model)")
+        _check_multihead(self, query, key, value, mask)
         B, L, _ = query.shape
-        S = key.shape[1]
-        if key.shape[0] != B or value.shape != key.shape:
-            raise ValueError(
-                f"key and value must have shape (B, S, d_model) with B={B} as in query, "
-                f"got key {shape_str(key.shape)} and value {shape_str(value.shape)}"
-            )
-        if key.dtype != query.dtype or value.dtype != query.dtype:
-            raise TypeError(
-                f"key and value must have the dtype of query, {query.dtype}, "
-                f"got {key.dtype} and {value.dtype}"
-            )
-        if mask is not None:
-            check_mask("mask", mask, (B, self.h, L, S), "(B, h, L, S)")
-
         q = self._split_heads(self.w_q(query))  # (B, h, L, d_k)
         k = self._split_heads(self.w_k(key))  # (B, h, S, d_k)
         v = self._split_heads(self.w_v(value))  # (B, h, S, d_k)
         dropout_p = self.dropout if self.training else 0.0
-        heads, weights = scaled_dot_product_attention(q, k, v, mask, dropout_p)  # (B, h, L, d_k)
+        heads, weights = scaled_dot_product_attention(
+            q, k, v, mask, dropout_p
+        )  # (B, h, L, d_k)
         self.attn_weights = weights.detach()  # (B, h, L, S)
         concat = heads.transpose(1, 2).reshape(B, L, self.d_model)  # (B, L, d_model)
         return self.w_o(concat)
 
     def _split_heads(self, x: torch.Tensor) -> torch.Tensor:
-        """Cut the last axis into ``h`` heads of width ``d_k`` and move heads forward."""
+        """Cut the last axis into ``h`` heads of width ``d_k``; move heads forward."""
         B, n, _ = x.shape
         return x.view(B, n, self.h, self.d_k).transpose(1, 2)  # (B, h, n, d_k)
 
     def extra_repr(self) -> str:
         """Show the paper's sizes when the module is printed."""
-        return f"d_model={self.d_model}, h={self.h}, d_k={self.d_k}, dropout={self.dropout}"
+        sizes = f"d_model={self.d_model}, h={self.h}, d_k={self.d_k}"
+        return f"{sizes}, dropout={self.dropout}"
+
+
+@contract
+def _check_multihead(
+    mha: MultiHeadAttention, query: object, key: object, value: object, mask: object
+) -> None:
+    """Check the arguments of :meth:`MultiHeadAttention.forward`."""
+    check_sequence("query", query, mha.d_model, "(B, L, d_model)")
+    check_sequence("key", key, mha.d_model, "(B, S, d_model)")
+    check_sequence("value", value, mha.d_model, "(B, S, d_model)")
+    (B, L, _), S = query.shape, key.shape[1]
+    if key.shape[0] != B or value.shape != key.shape:
+        raise ValueError(
+            f"key and value must have shape (B, S, d_model) with B={B} as in query, "
+            f"got key {shape_str(key.shape)} and value {shape_str(value.shape)}"
+        )
+    if key.dtype != query.dtype or value.dtype != query.dtype:
+        raise TypeError(
+            f"key and value must have the dtype of query, {query.dtype}, "
+            f"got {key.dtype} and {value.dtype}"
+        )
+    if mask is not None:
+        check_mask("mask", mask, (B, mha.h, L, S), "(B, h, L, S)")

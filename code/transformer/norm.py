@@ -15,10 +15,11 @@ from ._checks import (
     check_sequence,
     check_tensor,
 )
+from ._contract import contract, entry
 
 
 class LayerNorm(nn.Module):
-    """Normalise each position's vector to zero mean and unit variance, then scale and shift.
+    """Normalise each position's vector to mean 0 and variance 1, then scale and shift.
 
     Written out by hand; it computes what ``nn.LayerNorm(d_model, eps)``
     computes. The statistics are taken over the last axis only, so each
@@ -47,6 +48,7 @@ class LayerNorm(nn.Module):
         self.weight = nn.Parameter(torch.ones(d_model))
         self.bias = nn.Parameter(torch.zeros(d_model))
 
+    @entry
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Return ``weight * (x - mean) / sqrt(var + eps) + bias`` over the last axis.
 
@@ -64,8 +66,7 @@ class LayerNorm(nn.Module):
             TypeError: If ``x`` is not a tensor.
             ValueError: If the last axis of ``x`` is not ``d_model``.
         """
-        check_tensor("x", x, min_ndim=1, expected="(..., d_model)")
-        check_last_dim("x", x, self.d_model, "(..., d_model)")
+        _check_layer_norm(self, x)
         mean = x.mean(dim=-1, keepdim=True)  # (..., 1)
         var = x.var(dim=-1, keepdim=True, unbiased=False)  # (..., 1)
         return self.weight * (x - mean) / torch.sqrt(var + self.eps) + self.bias
@@ -102,11 +103,17 @@ class AddNorm(nn.Module):
     """
 
     def __init__(
-        self, d_model: int, dropout: float = 0.0, norm_first: bool = False, eps: float = 1e-5
+        self,
+        d_model: int,
+        dropout: float = 0.0,
+        norm_first: bool = False,
+        eps: float = 1e-5,
     ) -> None:
         super().__init__()
         if not isinstance(norm_first, bool):
-            raise TypeError(f"norm_first must be a bool, got {type(norm_first).__name__}")
+            raise TypeError(
+                f"norm_first must be a bool, got {type(norm_first).__name__}"
+            )
         self.norm_first = norm_first
         self.norm = LayerNorm(d_model, eps)
         self.dropout = nn.Dropout(check_probability("dropout", dropout))
@@ -132,7 +139,7 @@ class AddNorm(nn.Module):
             TypeError: If ``x`` is not a floating-point tensor.
             ValueError: If ``x`` is not ``(B, L, d_model)``.
         """
-        check_sequence("x", x, self.norm.d_model)
+        _check_add_norm(self, x, sublayer)
         if self.norm_first:
             return x + self.dropout(sublayer(self.norm(x)))
         return self.norm(x + self.dropout(sublayer(x)))
@@ -140,3 +147,18 @@ class AddNorm(nn.Module):
     def extra_repr(self) -> str:
         """Show which arrangement is used when the module is printed."""
         return "pre-norm" if self.norm_first else "post-norm"
+
+
+@contract
+def _check_layer_norm(norm: LayerNorm, x: object) -> None:
+    """Check the argument of :meth:`LayerNorm.forward`."""
+    check_tensor("x", x, min_ndim=1, expected="(..., d_model)")
+    check_last_dim("x", x, norm.d_model, "(..., d_model)")
+
+
+@contract
+def _check_add_norm(add_norm: AddNorm, x: object, sublayer: object) -> None:
+    """Check the arguments of :meth:`AddNorm.forward`."""
+    check_sequence("x", x, add_norm.norm.d_model)
+    if not callable(sublayer):
+        raise TypeError(f"sublayer must be callable, got {type(sublayer).__name__}")

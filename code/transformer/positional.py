@@ -12,18 +12,14 @@ import torch
 import torch.nn as nn
 
 from ._checks import check_positive_int, check_probability, check_sequence
+from ._contract import contract, entry
 
 
-def _add_positions(x: torch.Tensor, table: torch.Tensor, dropout: nn.Module) -> torch.Tensor:
-    """Return ``dropout(x + table[:L])``, checking ``x`` fits the ``(max_len, d_model)`` table."""
-    max_len, d_model = table.shape
-    check_sequence("x", x, d_model)
+def _add_positions(
+    x: torch.Tensor, table: torch.Tensor, dropout: nn.Module
+) -> torch.Tensor:
+    """Return ``dropout(x + table[:L])``: the first ``L`` rows of the position table."""
     L = x.shape[1]
-    if L > max_len:
-        raise ValueError(
-            f"x has sequence length L={L}, longer than max_len={max_len}: expected shape "
-            f"(B, L <= {max_len}, d_model); build the module with a larger max_len"
-        )
     return dropout(x + table[:L])  # (B, L, d_model)
 
 
@@ -57,7 +53,9 @@ class SinusoidalPositionalEncoding(nn.Module):
         self.d_model = check_positive_int("d_model", d_model)
         self.max_len = check_positive_int("max_len", max_len)
         if d_model % 2:
-            raise ValueError(f"d_model must be even (sine and cosine pairs), got {d_model}")
+            raise ValueError(
+                f"d_model must be even (sine and cosine pairs), got {d_model}"
+            )
         self.dropout = nn.Dropout(check_probability("dropout", dropout))
         position = torch.arange(max_len, dtype=torch.float64)[:, None]  # (max_len, 1)
         two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (d_model / 2,)
@@ -67,6 +65,7 @@ class SinusoidalPositionalEncoding(nn.Module):
         pe[:, 1::2] = torch.cos(angle)
         self.register_buffer("pe", pe.to(torch.get_default_dtype()), persistent=False)
 
+    @entry
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Return ``dropout(x + PE)`` for the first ``L`` positions.
 
@@ -84,6 +83,7 @@ class SinusoidalPositionalEncoding(nn.Module):
             TypeError: If ``x`` is not a floating-point tensor.
             ValueError: If ``x`` has the wrong shape or ``L > max_len``.
         """
+        _check_positions(self, x)
         return _add_positions(x, self.pe, self.dropout)
 
     def extra_repr(self) -> str:
@@ -121,6 +121,7 @@ class LearnedPositionalEmbedding(nn.Module):
         # Small next to the token embeddings, which have unit scale.
         self.weight = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
 
+    @entry
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Return ``dropout(x + weight[:L])``.
 
@@ -138,8 +139,31 @@ class LearnedPositionalEmbedding(nn.Module):
             TypeError: If ``x`` is not a floating-point tensor.
             ValueError: If ``x`` has the wrong shape or ``L > max_len``.
         """
+        _check_positions(self, x)
         return _add_positions(x, self.weight, self.dropout)
 
     def extra_repr(self) -> str:
         """Show the sizes when the module is printed."""
         return f"d_model={self.d_model}, max_len={self.max_len}"
+
+
+POSITIONAL_ENCODINGS: dict[str, type[nn.Module]] = {
+    "sinusoidal": SinusoidalPositionalEncoding,
+    "learned": LearnedPositionalEmbedding,
+}
+"""The kinds of positional information a model config may ask for, by name."""
+
+
+@contract
+def _check_positions(
+    module: SinusoidalPositionalEncoding | LearnedPositionalEmbedding, x: object
+) -> None:
+    """Check that ``x`` is ``(B, L, d_model)`` with ``L <= max_len``."""
+    check_sequence("x", x, module.d_model)
+    L = x.shape[1]
+    if L > module.max_len:
+        raise ValueError(
+            f"x has sequence length L={L}, longer than max_len={module.max_len}: "
+            f"expected shape (B, L <= {module.max_len}, d_model); "
+            "build the module with a larger max_len"
+        )

@@ -57,10 +57,15 @@ def git_commit() -> str | None:
     Returns ``None`` when the package is not in a git checkout (an installed
     wheel, a downloaded notebook).
     """
+
     def git(*args: str) -> str:
         return subprocess.run(
-            ["git", *args], cwd=_PACKAGE_DIR, capture_output=True, text=True,
-            timeout=10, check=True,
+            ["git", *args],
+            cwd=_PACKAGE_DIR,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
         ).stdout.strip()
 
     try:
@@ -107,12 +112,15 @@ def setup(seed: int = 0, threads: int = 1, *, quiet: bool = False) -> None:
     check_positive_int("threads", threads)
     seed_everything(seed)
     torch.set_num_threads(threads)
-    from .plot import use_book_style
+    from .plot.style import use_book_style
 
     use_book_style()
     if not quiet:
         info = provenance()
         commit = f", commit {info['commit']}" if "commit" in info else ""
         print(f"Outputs computed on {info['ran']} by transformer {info['transformer']}")
-        print(f"(source {info['source']}{commit}), torch {info['torch']}, Python {info['python']};")
+        print(
+            f"(source {info['source']}{commit}), torch {info['torch']}, "
+            f"Python {info['python']};"
+        )
         print(f"seed {seed}, {threads} torch thread(s).")

@@ -6,12 +6,17 @@ import torch
 import torch.nn as nn
 
 from ._checks import check_positive_int
-from ._convertible import TorchConvertible
-from .layers import DecoderLayer, EncoderLayer
+from ._contract import entry
+from .layers import (
+    DecoderLayer,
+    EncoderLayer,
+    check_decoder_inputs,
+    check_encoder_inputs,
+)
 from .norm import LayerNorm
 
 
-class _Stack(TorchConvertible, nn.Module):
+class _Stack(nn.Module):
     """``N`` layers of one kind and an optional final norm; see :class:`Encoder`."""
 
     layer_kind: type[EncoderLayer] | type[DecoderLayer]
@@ -30,19 +35,23 @@ class _Stack(TorchConvertible, nn.Module):
     ) -> None:
         super().__init__()
         check_positive_int("N", N)
+        self.d_model, self.h = d_model, h
         self.layers = nn.ModuleList(
             self.layer_kind(d_model, h, d_ff, dropout, activation, norm_first, eps)
             for _ in range(N)
         )
         if final_norm is not None and not isinstance(final_norm, bool):
-            raise TypeError(f"final_norm must be a bool or None, got {type(final_norm).__name__}")
-        # A pre-norm stack leaves its output unnormalised; a post-norm one ends in a norm.
+            raise TypeError(
+                f"final_norm must be a bool or None, got {type(final_norm).__name__}"
+            )
+        # A pre-norm stack leaves its output unnormalised; a post-norm one ends in a
+        # norm.
         wanted = norm_first if final_norm is None else final_norm
         self.norm = LayerNorm(d_model, eps) if wanted else None
 
 
 class Encoder(_Stack):
-    """Pass the source through ``N`` :class:`~transformer.layers.EncoderLayer` modules in turn.
+    """Pass the source through ``N`` :class:`~transformer.layers.EncoderLayer` in turn.
 
     Args:
         d_model: Width of the sequences.
@@ -71,7 +80,10 @@ class Encoder(_Stack):
 
     layer_kind = EncoderLayer
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    @entry
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """Encode ``x`` with every layer in turn, then the final norm if any.
 
         Args:
@@ -92,13 +104,14 @@ class Encoder(_Stack):
                 not boolean.
             ValueError: If ``x`` or ``mask`` has the wrong shape.
         """
+        check_encoder_inputs(x, mask, self.d_model, self.h)
         for layer in self.layers:
             x = layer(x, mask)
         return x if self.norm is None else self.norm(x)
 
 
 class Decoder(_Stack):
-    """Pass the target through ``N`` :class:`~transformer.layers.DecoderLayer` modules in turn.
+    """Pass the target through ``N`` :class:`~transformer.layers.DecoderLayer` in turn.
 
     Args:
         d_model: Width of the sequences.
@@ -127,6 +140,7 @@ class Decoder(_Stack):
 
     layer_kind = DecoderLayer
 
+    @entry
     def forward(
         self,
         x: torch.Tensor,
@@ -134,7 +148,7 @@ class Decoder(_Stack):
         self_mask: torch.Tensor | None = None,
         cross_mask: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """Decode ``x`` against ``memory`` with every layer in turn, then the final norm if any.
+        """Decode ``x`` against ``memory`` with every layer, then the final norm if any.
 
         Args:
             x: The embedded target sequence.
@@ -157,6 +171,7 @@ class Decoder(_Stack):
                 not boolean.
             ValueError: If a shape does not fit.
         """
+        check_decoder_inputs(x, memory, self_mask, cross_mask, self.d_model, self.h)
         for layer in self.layers:
             x = layer(x, memory, self_mask, cross_mask)
         return x if self.norm is None else self.norm(x)

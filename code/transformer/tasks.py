@@ -59,8 +59,16 @@ class TaskData:
         return len(self.tokenizer)
 
 
-def make_task(name: str, *, n_symbols: int = 10, min_len: int = 3, max_len: int = 8,
-              n_train: int = 2000, n_test: int = 200, seed: int = 0) -> TaskData:
+def make_task(
+    name: str,
+    *,
+    n_symbols: int = 10,
+    min_len: int = 3,
+    max_len: int = 8,
+    n_train: int = 2000,
+    n_test: int = 200,
+    seed: int = 0,
+) -> TaskData:
     """Generate a task's examples: distinct random sources, split into train and test.
 
     Sources have a length drawn uniformly from ``min_len .. max_len``. For
@@ -87,11 +95,18 @@ def make_task(name: str, *, n_symbols: int = 10, min_len: int = 3, max_len: int 
             fewer distinct sources exist than ``n_train + n_test``.
     """
     check_choice("name", name, tuple(TARGETS))
-    for arg, value in [("n_symbols", n_symbols), ("min_len", min_len), ("max_len", max_len),
-                       ("n_train", n_train), ("n_test", n_test)]:
+    for arg, value in [
+        ("n_symbols", n_symbols),
+        ("min_len", min_len),
+        ("max_len", max_len),
+        ("n_train", n_train),
+        ("n_test", n_test),
+    ]:
         check_positive_int(arg, value)
     if min_len > max_len:
-        raise ValueError(f"min_len must be <= max_len, got min_len={min_len}, max_len={max_len}")
+        raise ValueError(
+            f"min_len must be <= max_len, got min_len={min_len}, max_len={max_len}"
+        )
     if name == "count":
         if max_len >= n_symbols:
             raise ValueError(
@@ -101,8 +116,10 @@ def make_task(name: str, *, n_symbols: int = 10, min_len: int = 3, max_len: int 
     else:
         possible = sum(n_symbols**n for n in range(min_len, max_len + 1))
     if n_train + n_test > possible:
-        raise ValueError(f"n_train + n_test must be <= {possible} distinct sources, "
-                         f"got {n_train} + {n_test}")
+        raise ValueError(
+            f"n_train + n_test must be <= {possible} distinct sources, "
+            f"got {n_train} + {n_test}"
+        )
 
     g = torch.Generator().manual_seed(seed)
     tokenizer = Tokenizer(str(k) for k in range(n_symbols))
@@ -117,7 +134,10 @@ def make_task(name: str, *, n_symbols: int = 10, min_len: int = 3, max_len: int 
             symbols = tuple(torch.randint(0, n_symbols, (n,), generator=g).tolist())
         seen.setdefault(symbols)
     examples = [
-        Example(tuple(s + offset for s in src), tuple(t + offset for t in TARGETS[name](src)))
+        Example(
+            tuple(s + offset for s in src),
+            tuple(t + offset for t in TARGETS[name](src)),
+        )
         for src in seen
     ]
     return TaskData(name, tokenizer, tuple(examples[n_test:]), tuple(examples[:n_test]))

@@ -30,7 +30,7 @@ from .multihead import MultiHeadAttention
 
 
 class _MultiHeadSizes(nn.Module):
-    """Check and keep ``d_model``, ``h`` and ``d_k``; check inputs as ``MultiHeadAttention`` does."""
+    """Keep ``d_model``, ``h``, ``d_k``; check inputs as ``MultiHeadAttention`` does."""
 
     def __init__(self, d_model: int, h: int) -> None:
         super().__init__()
@@ -46,14 +46,15 @@ class _MultiHeadSizes(nn.Module):
         value: torch.Tensor,
         mask: torch.Tensor | None,
     ) -> torch.Tensor | None:
-        """Check the inputs' shapes; return the mask expanded to ``(B, h, L, S)``, or ``None``."""
+        """Check the inputs' shapes; return the mask expanded to ``(B, h, L, S)``."""
         check_sequence("query", query, self.d_model, "(B, L, d_model)")
         check_sequence("key", key, self.d_model, "(B, S, d_model)")
         check_sequence("value", value, self.d_model, "(B, S, d_model)")
         (B, L, _), S = query.shape, key.shape[1]
         if key.shape[0] != B or value.shape != key.shape:
             raise ValueError(
-                f"key and value must have shape (B, S, d_model) with B={B} as in query, "
+                f"key and value must have shape (B, S, d_model) with B={B} "
+                "as in query, "
                 f"got key {tuple(key.shape)} and value {tuple(value.shape)}"
             )
         if mask is None:
@@ -135,7 +136,9 @@ class HeadwiseMultiHeadAttention(_MultiHeadSizes):
 
     def __init__(self, d_model: int, h: int, bias: bool = True) -> None:
         super().__init__(d_model, h)
-        self.heads = nn.ModuleList(AttentionHead(d_model, self.d_k, bias) for _ in range(h))
+        self.heads = nn.ModuleList(
+            AttentionHead(d_model, self.d_k, bias) for _ in range(h)
+        )
         self.w_o = nn.Linear(d_model, d_model, bias=bias)
 
     def forward(
@@ -148,7 +151,8 @@ class HeadwiseMultiHeadAttention(_MultiHeadSizes):
         """Attend with every head in turn and mix the concatenated results.
 
         The arguments, shapes and errors are those of
-        :meth:`MultiHeadAttention.forward <transformer.multihead.MultiHeadAttention.forward>`.
+        :meth:`MultiHeadAttention.forward
+        <transformer.multihead.MultiHeadAttention.forward>`.
         """
         mask = self._check_inputs(query, key, value, mask)
         outputs = [
@@ -216,10 +220,13 @@ class EinsumMultiHeadAttention(_MultiHeadSizes):
     def __init__(self, d_model: int, h: int, bias: bool = True) -> None:
         super().__init__(d_model, h)
         d_k = self.d_k
-        # Initialised as MultiHeadAttention's nn.Linear layers are; from_multihead overwrites.
+        # Initialised as MultiHeadAttention's nn.Linear layers are; from_multihead
+        # overwrites.
         bound = 1 / math.sqrt(d_model)
         for name in ("q", "k", "v"):
-            self.register_parameter(f"w_{name}", nn.Parameter(_uniform(bound, h, d_k, d_model)))
+            self.register_parameter(
+                f"w_{name}", nn.Parameter(_uniform(bound, h, d_k, d_model))
+            )
             b = nn.Parameter(_uniform(bound, h, 1, d_k)) if bias else None
             self.register_parameter(f"b_{name}", b)
         self.w_o = nn.Parameter(_uniform(bound, d_model, h, d_k))
@@ -235,7 +242,8 @@ class EinsumMultiHeadAttention(_MultiHeadSizes):
         """Project per head, attend per head, and mix the heads, each in one ``einsum``.
 
         The arguments, shapes and errors are those of
-        :meth:`MultiHeadAttention.forward <transformer.multihead.MultiHeadAttention.forward>`;
+        :meth:`MultiHeadAttention.forward
+        <transformer.multihead.MultiHeadAttention.forward>`;
         a fully masked row gives a zero output.
         """
         mask = self._check_inputs(query, key, value, mask)
@@ -244,7 +252,9 @@ class EinsumMultiHeadAttention(_MultiHeadSizes):
         v = torch.einsum("bsd,hkd->bhsk", value, self.w_v)  # (B, h, S, d_k)
         if self.b_q is not None:
             q, k, v = q + self.b_q, k + self.b_k, v + self.b_v
-        scores = torch.einsum("bhlk,bhsk->bhls", q, k) / math.sqrt(self.d_k)  # (B, h, L, S)
+        scores = torch.einsum("bhlk,bhsk->bhls", q, k) / math.sqrt(
+            self.d_k
+        )  # (B, h, L, S)
         if mask is not None:
             scores = scores.masked_fill(~mask, float("-inf"))
         # A fully masked row is softmax(all -inf) = NaN; make its weights zero.

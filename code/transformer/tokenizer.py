@@ -16,7 +16,7 @@ import torch
 from ._checks import check_positive_int
 
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = 0, 1, 2, 3
-"""The reserved ids of padding, beginning of sequence, end of sequence and unknown words."""
+"""Reserved ids of padding, beginning of sequence, end of sequence and unknown words."""
 
 SPECIAL_TOKENS = ("<pad>", "<bos>", "<eos>", "<unk>")
 """The reserved tokens, in id order."""
@@ -47,9 +47,13 @@ class Tokenizer:
         self.id_to_token = list(SPECIAL_TOKENS)
         for word in words:
             if not isinstance(word, str):
-                raise TypeError(f"words must hold strings, got {type(word).__name__} {word!r}")
+                raise TypeError(
+                    f"words must hold strings, got {type(word).__name__} {word!r}"
+                )
             if self.split(word) != [word]:
-                raise ValueError(f"words must hold single words as split() sees them, got {word!r}")
+                raise ValueError(
+                    f"words must hold single words as split() sees them, got {word!r}"
+                )
             self.id_to_token.append(word)
         self.token_to_id = {token: i for i, token in enumerate(self.id_to_token)}
         if len(self.token_to_id) != len(self.id_to_token):
@@ -113,8 +117,13 @@ class Tokenizer:
         ids = [self.token_to_id.get(word, UNK_ID) for word in self.split(text)]
         return [BOS_ID] * bos + ids + [EOS_ID] * eos
 
-    def decode(self, ids: Sequence[int] | torch.Tensor, *, stop_at_eos: bool = True,
-               skip_special: bool = True) -> str:
+    def decode(
+        self,
+        ids: Sequence[int] | torch.Tensor,
+        *,
+        stop_at_eos: bool = True,
+        skip_special: bool = True,
+    ) -> str:
         """Turn token ids back into text, words separated by spaces.
 
         Args:
@@ -139,8 +148,9 @@ class Tokenizer:
         hidden = {PAD_ID, BOS_ID, EOS_ID} if skip_special else set()
         return " ".join(self.id_to_token[i] for i in ids if i not in hidden)
 
-    def encode_batch(self, texts: Sequence[str], *, bos: bool = False,
-                     eos: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+    def encode_batch(
+        self, texts: Sequence[str], *, bos: bool = False, eos: bool = False
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """Encode several texts into one batch, padded on the right with :data:`PAD_ID`.
 
         Args:

@@ -39,7 +39,7 @@ def noam_lr(step: int, d_model: int, warmup: int) -> float:
 
 
 def default_batch_fn(model: nn.Module) -> Callable[[Sequence[Example]], Batch]:
-    """Return the batch builder a model reads: prompt layout for a decoder-only model."""
+    """Return the batch builder a model reads: prompt layout for decoder-only models."""
     return lm_batch if isinstance(model, DecoderOnlyTransformer) else seq2seq_batch
 
 
@@ -60,17 +60,28 @@ class History:
     eval_acc: list[float] = field(default_factory=list)
 
 
-def train(model: nn.Module, data: TaskData, *, steps: int, batch_size: int = 64,
-          lr: float = 1e-3, warmup: int | None = None, label_smoothing: float = 0.0,
-          clip: float = 1.0, weight_decay: float = 0.01,
-          batch_fn: Callable[[Sequence[Example]], Batch] | None = None,
-          eval_every: int = 10, eval_size: int = 256, seed: int = 0,
-          progress: bool = False) -> History:
+def train(
+    model: nn.Module,
+    data: TaskData,
+    *,
+    steps: int,
+    batch_size: int = 64,
+    lr: float = 1e-3,
+    warmup: int | None = None,
+    label_smoothing: float = 0.0,
+    clip: float = 1.0,
+    weight_decay: float = 0.01,
+    batch_fn: Callable[[Sequence[Example]], Batch] | None = None,
+    eval_every: int = 10,
+    eval_size: int = 256,
+    seed: int = 0,
+    progress: bool = False,
+) -> History:
     """Train ``model`` on ``data.train`` and measure it on the start of ``data.test``.
 
     Args:
         model: A :class:`~transformer.model.Transformer` or
-            :class:`~transformer.model.DecoderOnlyTransformer`.
+            :class:`~transformer.decoder_only.DecoderOnlyTransformer`.
         data: The task, from :func:`~transformer.tasks.make_task`.
         steps: Number of optimiser steps.
         batch_size: Examples per step, drawn at random with replacement.
@@ -97,9 +108,15 @@ def train(model: nn.Module, data: TaskData, *, steps: int, batch_size: int = 64,
     if not isinstance(model, nn.Module):
         raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
     if not isinstance(data, TaskData):
-        raise TypeError(f"data must be a TaskData from make_task, got {type(data).__name__}")
-    for name, value in [("steps", steps), ("batch_size", batch_size),
-                        ("eval_every", eval_every), ("eval_size", eval_size)]:
+        raise TypeError(
+            f"data must be a TaskData from make_task, got {type(data).__name__}"
+        )
+    for name, value in [
+        ("steps", steps),
+        ("batch_size", batch_size),
+        ("eval_every", eval_every),
+        ("eval_size", eval_size),
+    ]:
         check_positive_int(name, value)
     check_positive_float("lr", lr)
     check_positive_float("clip", clip)
@@ -143,6 +160,8 @@ def train(model: nn.Module, data: TaskData, *, steps: int, batch_size: int = 64,
             history.eval_loss.append(eval_loss)
             history.eval_acc.append(eval_acc)
             if progress:
-                loop.set_postfix(loss=f"{history.train_loss[-1]:.3f}", held_out=f"{eval_acc:.3f}")
+                loop.set_postfix(
+                    loss=f"{history.train_loss[-1]:.3f}", held_out=f"{eval_acc:.3f}"
+                )
     model.eval()
     return history

@@ -1,0 +1,27 @@
+"""Figures for the book: one consistent, readable style for every chapter.
+
+Plotting lives here and never in the model modules. Every helper takes an
+optional ``ax`` so figures can be combined, and returns the ``Axes`` it drew
+on. Figures have an opaque white background so they stay readable in the
+site's dark mode. The heatmaps are in ``transformer.plot.heatmaps``, the
+curves in ``transformer.plot.curves``; the architecture diagram has its
+own module, :mod:`transformer.diagram`.
+"""
+
+from .curves import compare_curves, line_plot, position_accuracy_plot, training_curves
+from .heatmaps import attention_grid, attention_heatmap, mask_heatmap, matrix_heatmap
+from .style import BOOK_STYLE, MASK_COLORS, use_book_style
+
+__all__ = [
+    "BOOK_STYLE",
+    "MASK_COLORS",
+    "attention_grid",
+    "attention_heatmap",
+    "compare_curves",
+    "line_plot",
+    "mask_heatmap",
+    "matrix_heatmap",
+    "position_accuracy_plot",
+    "training_curves",
+    "use_book_style",
+]
