@@ -1,4 +1,4 @@
-"""Time MultiHeadAttention's fast path against nn.MultiheadAttention, forward and backward.
+"""Time MultiHeadAttention's fast path against nn.MultiheadAttention, fwd and bwd.
 
 Both modules hold the same weights (copied with ``to_torch``) and run side by
 side in one process on the CPU in float32: self-attention with B=8, L=256,
@@ -18,8 +18,8 @@ from __future__ import annotations
 import argparse
 
 import torch
-from bench_multihead import B, D_MODEL, H, L, median_ms, step
 
+from bench_multihead import D_MODEL, B, H, L, median_ms, step
 from transformer import MultiHeadAttention, causal_mask, to_torch
 
 TARGET = 1.0
@@ -46,11 +46,13 @@ def main() -> None:
         reference = theirs(x, x, x, attn_mask=theirs_mask, need_weights=False)[0]
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, float32, CPU")
     print(
-        f"B={B}, L={L}, d_model={D_MODEL}, h={H}; forward + backward; median of {args.reps}"
+        f"B={B}, L={L}, d_model={D_MODEL}, h={H}; forward + backward; "
+        f"median of {args.reps}"
     )
     print(
         f"largest difference with the causal mask: fast vs need_weights=True "
-        f"{(fast - slow).abs().max():.1e}, fast vs torch {(fast - reference).abs().max():.1e}"
+        f"{(fast - slow).abs().max():.1e}, "
+        f"fast vs torch {(fast - reference).abs().max():.1e}"
     )
     for label, mask, torch_mask in [
         ("no mask", None, None),

@@ -1,4 +1,4 @@
-"""Time ``generate`` with and without the KV cache, for the language-model chapter's model.
+"""Time ``generate`` with and without the KV cache, at the book language model's size.
 
 The model has the sizes of the book's character-level language model (the
 language-model chapter): LLaMA-style, d_model=96, h=4, n_kv_heads=2, N=3,
@@ -18,8 +18,8 @@ from __future__ import annotations
 import argparse
 
 import torch
-from bench_multihead import median_ms
 
+from bench_multihead import median_ms
 from transformer import (
     CharCorpus,
     DecoderOnlyConfig,
@@ -78,9 +78,8 @@ def main() -> None:
         f"n_kv_heads={config.n_kv_heads}, V={config.vocab_size}; prompt {PROMPT}, "
         f"{NEW_TOKENS} new tokens, greedy; median of {args.reps}"
     )
-    print(
-        f"same tokens with and without the cache: {torch.equal(outputs[True], outputs[False])}"
-    )
+    same = torch.equal(outputs[True], outputs[False])
+    print(f"same tokens with and without the cache: {same}")
     for name, ms in median.items():
         print(f"  {name:<20} {ms:9.1f} ms")
     speedup = median["without"] / median["with the KV cache"]

@@ -1,4 +1,4 @@
-"""Time and peak memory of ``tiled_attention`` against the plain attention, at three lengths.
+"""Time and peak memory of ``tiled_attention`` against plain attention, at three L.
 
 For L = 256, 1024 and 4096 (B=1, h=8, d_k=64, float32, CPU, forward only,
 no gradients), each of the two functions runs in a fresh Python process, so
@@ -85,7 +85,8 @@ def main() -> None:
         print(
             f"{L:>6} {n['seconds'] * 1e3:>10.1f} {t['seconds'] * 1e3:>10.1f} "
             f"{t['seconds'] / n['seconds']:>10.2f}x {n['extra_mib']:>10.1f} "
-            f"{t['extra_mib']:>10.1f} {t['extra_mib'] / max(n['extra_mib'], 1e-9):>12.3f}x"
+            f"{t['extra_mib']:>10.1f} "
+            f"{t['extra_mib'] / max(n['extra_mib'], 1e-9):>12.3f}x"
         )
 
 

@@ -76,6 +76,7 @@ from .cost import count_flops, largest_tensor
 from .generate import generate, next_token
 from .gqa import GroupedQueryAttention
 from .kv_cache import KVCache
+from .record import record_attention
 from .rmsnorm import RMSNorm
 from .rotary import RotaryEmbedding
 from .swiglu import SwiGLU
@@ -94,6 +95,7 @@ __all__ += [
     "generate",
     "largest_tensor",
     "next_token",
+    "record_attention",
     "tiled_attention",
     "train_lm",
 ]

@@ -50,7 +50,8 @@ class CharCorpus:
     Build it with :meth:`from_text`.
 
     Attributes:
-        chars: The vocabulary: every distinct character, sorted; id ``i`` is ``chars[i]``.
+        chars: The vocabulary: every distinct character, sorted; id ``i`` is
+            ``chars[i]``.
         train: Ids of the first part of the text, ``(n_train,)``.
         val: Ids of the held-out last part, ``(n_val,)``.
     """
@@ -98,7 +99,8 @@ class CharCorpus:
             n_val = int(len(t) * val_fraction)
             if n_val < 2 or len(t) - n_val < 2:
                 raise ValueError(
-                    f"a text of {len(t)} characters is too short for val_fraction={val_fraction}"
+                    f"a text of {len(t)} characters is too short for "
+                    f"val_fraction={val_fraction}"
                 )
             ids = torch.tensor([index[c] for c in t], dtype=torch.long)  # (n,)
             train.append(ids[:-n_val])
@@ -128,7 +130,7 @@ class CharCorpus:
     def batch(
         self, split: str, batch_size: int, block_size: int, generator: torch.Generator
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Draw random windows of ``block_size`` characters and the windows shifted by one.
+        """Draw random windows of ``block_size`` characters and the same shifted by one.
 
         Args:
             split: ``"train"`` or ``"val"``.
@@ -141,14 +143,16 @@ class CharCorpus:
             after input ``t``.
 
         Raises:
-            ValueError: If ``split`` is unknown or the text is not longer than ``block_size``.
+            ValueError: If ``split`` is unknown or the text is not longer than
+                ``block_size``.
         """
         if split not in ("train", "val"):
             raise ValueError(f"split must be 'train' or 'val', got {split!r}")
         data = self.train if split == "train" else self.val
         if len(data) <= block_size:
             raise ValueError(
-                f"block_size={block_size} needs a {split} text longer than it, got {len(data)}"
+                f"block_size={block_size} needs a {split} text longer than it, "
+                f"got {len(data)}"
             )
         starts = torch.randint(
             len(data) - block_size, (batch_size,), generator=generator
@@ -176,8 +180,7 @@ def bits_per_char(
         block_size: Context length ``L`` of each window.
 
     Returns:
-        The cross-entropy divided by ln 2. A model that guessed uniformly
-        among ``V`` characters would score ``log2(V)``.
+        The cross-entropy divided by ln 2; a uniform guess scores ``log2(V)``.
 
     Raises:
         ValueError: If ``ids`` is shorter than one window.
@@ -250,9 +253,9 @@ def train_lm(
             f"model.config.vocab_size={model.config.vocab_size} must equal "
             f"corpus.vocab_size={corpus.vocab_size}"
         )
-    for name, value in [("steps", steps), ("batch_size", batch_size), ("warmup", warmup),
-                        ("block_size", block_size), ("eval_every", eval_every),
-                        ("eval_batches", eval_batches)]:  # fmt: skip
+    sizes = {"steps": steps, "batch_size": batch_size, "block_size": block_size}
+    sizes |= {"warmup": warmup, "eval_every": eval_every, "eval_batches": eval_batches}
+    for name, value in sizes.items():
         check_positive_int(name, value)
     check_positive_float("lr", lr)
     g = torch.Generator().manual_seed(seed)

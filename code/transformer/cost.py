@@ -27,7 +27,7 @@ def _fused_attention_flops(query_shape, key_shape, value_shape, *args, **kwargs)
 def _fused_attention_backward_flops(
     grad_out_shape, query_shape, key_shape, value_shape, *args, **kwargs
 ) -> int:
-    """Four matrix products of the forward's sizes: the gradients of the two products."""
+    """Four matrix products of the forward's sizes: the two products' gradients."""
     return 2 * _fused_attention_flops(query_shape, key_shape, value_shape)
 
 
@@ -41,12 +41,12 @@ _CPU_ATTENTION_FLOPS = {
 
 
 def count_flops(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
-    """Return the floating-point operations of ``fn(*args, **kwargs)``, as PyTorch counts them.
+    """Return the floating-point operations of ``fn(*args, **kwargs)``, as torch counts.
 
     Uses ``torch.utils.flop_counter.FlopCounterMode``, which counts the
     matrix products (a multiply-add is two operations) and the fused
-    attention kernels, on CPU as on GPU; element-wise operations such as the softmax are not
-    counted, because the matrix products dominate.
+    attention kernels, on CPU as on GPU; element-wise operations such as the
+    softmax are not counted, because the matrix products dominate.
 
     Args:
         fn: The computation, e.g. a model or ``lambda: model(x)``.
@@ -103,7 +103,7 @@ class _SizeRecorder(TorchDispatchMode):
 
 
 def largest_tensor(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> LargestTensor:
-    """Run ``fn(*args, **kwargs)`` and return the largest tensor any operation in it created.
+    """Run ``fn(*args, **kwargs)`` and return the largest tensor any of its ops made.
 
     Every operation that PyTorch dispatches is watched (a
     ``TorchDispatchMode``), so the answer covers intermediate tensors that

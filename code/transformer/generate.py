@@ -1,4 +1,4 @@
-"""Writing with a language model: sampling the next token, with or without a KV cache."""
+"""Writing with a language model: sampling the next token, with or without a cache."""
 
 from __future__ import annotations
 
@@ -155,7 +155,8 @@ def generate(
     P = prompt.shape[1]
     if P + max_new_tokens > config.max_len:
         raise ValueError(
-            f"prompt of shape {shape_str(prompt.shape)} plus max_new_tokens={max_new_tokens} "
+            f"prompt of shape {shape_str(prompt.shape)} plus "
+            f"max_new_tokens={max_new_tokens} "
             f"is {P + max_new_tokens} positions, more than max_len={config.max_len}; "
             f"ask for at most max_new_tokens={max(config.max_len - P, 0)}"
         )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 from ._checks import (
     check_divisible,
@@ -13,49 +12,10 @@ from ._checks import (
     check_probability,
     check_sequence,
 )
-from .attention import scaled_dot_product_attention
+from ._contract import contract, entry
+from .attention import _attend
 from .kv_cache import LayerKVCache
 from .rotary import RotaryEmbedding
-
-
-def attend(
-    q: torch.Tensor,
-    k: torch.Tensor,
-    v: torch.Tensor,
-    mask: torch.Tensor | None,
-    dropout_p: float,
-    need_weights: bool,
-) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """Attend from ``h`` query heads to ``h`` or fewer key/value heads, fast or with weights.
-
-    Without weights, PyTorch's fused ``F.scaled_dot_product_attention``
-    computes the output and no ``(L, S)`` matrix is kept. With weights, the
-    package's own :func:`~transformer.attention.scaled_dot_product_attention`
-    runs instead. A query whose mask row is all ``False`` gets a zero output
-    on both paths.
-
-    Shape:
-        - q: ``(B, h, L, d_k)``
-        - k, v: ``(B, h_kv, S, d_k)``, ``h_kv`` dividing ``h``
-        - mask: broadcastable to ``(B, h, L, S)``
-        - output: ``(B, h, L, d_k)``, and weights ``(B, h, L, S)`` or ``None``
-    """
-    if need_weights:
-        group = q.shape[1] // k.shape[1]
-        k = k.repeat_interleave(group, dim=1)  # (B, h, S, d_k)
-        v = v.repeat_interleave(group, dim=1)  # (B, h, S, d_k)
-        return scaled_dot_product_attention(q, k, v, mask, dropout_p)
-    if mask is None:
-        out = F.scaled_dot_product_attention(
-            q, k, v, dropout_p=dropout_p, enable_gqa=True
-        )
-        return out, None
-    # Let a fully masked row attend anywhere, then zero its output, as our own function does.
-    blocked = ~mask.any(dim=-1, keepdim=True)  # (..., L, 1)
-    out = F.scaled_dot_product_attention(
-        q, k, v, attn_mask=mask | blocked, dropout_p=dropout_p, enable_gqa=True
-    )  # (B, h, L, d_k)
-    return out.masked_fill(blocked, 0.0), None
 
 
 class GroupedQueryAttention(nn.Module):
@@ -129,6 +89,7 @@ class GroupedQueryAttention(nn.Module):
         self.attn_weights: torch.Tensor | None = None
         self.record_weights = False
 
+    @entry
     def forward(
         self,
         x: torch.Tensor,
@@ -137,7 +98,7 @@ class GroupedQueryAttention(nn.Module):
         need_weights: bool = False,
         cache: LayerKVCache | None = None,
     ) -> torch.Tensor:
-        """Attend from every position of ``x`` to the positions of ``x`` (and of the cache).
+        """Attend from every position of ``x`` to those of ``x`` (and of the cache).
 
         Args:
             x: The sequence.
@@ -162,11 +123,9 @@ class GroupedQueryAttention(nn.Module):
             TypeError: If ``x`` is not a floating-point tensor or ``mask`` not boolean.
             ValueError: If ``x`` or ``mask`` has the wrong shape.
         """
-        check_sequence("x", x, self.d_model)
+        _check_gqa(self, x, mask, cache)
         B, L, _ = x.shape
         offset = 0 if cache is None else cache.length
-        if mask is not None:
-            check_mask("mask", mask, (B, self.h, L, offset + L), "(B, h, L, S)")
         q = self.w_q(x).view(B, L, self.h, self.d_k).transpose(1, 2)  # (B, h, L, d_k)
         k = (
             self.w_k(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
@@ -180,7 +139,7 @@ class GroupedQueryAttention(nn.Module):
             k, v = cache.update(k, v)  # (B, h_kv, S, d_k) each
         dropout_p = self.dropout if self.training else 0.0
         keep = need_weights or self.record_weights
-        heads, weights = attend(q, k, v, mask, dropout_p, keep)  # (B, h, L, d_k)
+        heads, weights = _attend(q, k, v, mask, dropout_p, keep)  # (B, h, L, d_k)
         self.attn_weights = (
             None if weights is None else weights.detach()
         )  # (B, h, L, S)
@@ -191,4 +150,17 @@ class GroupedQueryAttention(nn.Module):
 
     def extra_repr(self) -> str:
         """Show the sizes when the module is printed."""
-        return f"d_model={self.d_model}, h={self.h}, n_kv_heads={self.n_kv_heads}, d_k={self.d_k}"
+        sizes = f"d_model={self.d_model}, h={self.h}, n_kv_heads={self.n_kv_heads}"
+        return f"{sizes}, d_k={self.d_k}"
+
+
+@contract
+def _check_gqa(
+    attn: GroupedQueryAttention, x: object, mask: object, cache: LayerKVCache | None
+) -> None:
+    """Check the arguments of :meth:`GroupedQueryAttention.forward`."""
+    check_sequence("x", x, attn.d_model)
+    B, L, _ = x.shape
+    if mask is not None:
+        S = L + (0 if cache is None else cache.length)
+        check_mask("mask", mask, (B, attn.h, L, S), "(B, h, L, S)")

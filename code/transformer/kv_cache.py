@@ -52,8 +52,9 @@ class LayerKVCache:
         if self.key is not None:
             if key.shape[:2] != self.key.shape[:2] or key.shape[3] != self.key.shape[3]:
                 raise ValueError(
-                    f"key must be (B, n_kv_heads, L, d_k) = {shape_str(self.key.shape[:2])} + "
-                    f"(L, {self.key.shape[3]}) like the cache, got {shape_str(key.shape)}"
+                    f"key must be (B, n_kv_heads, L, d_k) = "
+                    f"{shape_str(self.key.shape[:2])} + (L, {self.key.shape[3]}) like "
+                    f"the cache, got {shape_str(key.shape)}"
                 )
             key = torch.cat([self.key, key], dim=-2)  # (B, n_kv_heads, T + L, d_k)
             value = torch.cat(

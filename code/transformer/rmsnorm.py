@@ -11,6 +11,7 @@ from ._checks import (
     check_positive_int,
     check_tensor,
 )
+from ._contract import contract, entry
 
 
 class RMSNorm(nn.Module):
@@ -40,6 +41,7 @@ class RMSNorm(nn.Module):
         self.eps = check_positive_float("eps", eps)
         self.weight = nn.Parameter(torch.ones(d_model))
 
+    @entry
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Return ``weight * x / sqrt(mean(x²) + eps)`` over the last axis.
 
@@ -57,11 +59,17 @@ class RMSNorm(nn.Module):
             TypeError: If ``x`` is not a tensor.
             ValueError: If the last axis of ``x`` is not ``d_model``.
         """
-        check_tensor("x", x, min_ndim=1, expected="(..., d_model)")
-        check_last_dim("x", x, self.d_model, "(..., d_model)")
+        _check_rms_norm(self, x)
         mean_square = x.pow(2).mean(dim=-1, keepdim=True)  # (..., 1)
         return self.weight * x * torch.rsqrt(mean_square + self.eps)
 
     def extra_repr(self) -> str:
         """Show the sizes when the module is printed."""
         return f"d_model={self.d_model}, eps={self.eps}"
+
+
+@contract
+def _check_rms_norm(norm: RMSNorm, x: object) -> None:
+    """Check the argument of :meth:`RMSNorm.forward`."""
+    check_tensor("x", x, min_ndim=1, expected="(..., d_model)")
+    check_last_dim("x", x, norm.d_model, "(..., d_model)")

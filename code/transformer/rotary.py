@@ -6,10 +6,11 @@ import torch
 import torch.nn as nn
 
 from ._checks import check_positive_float, check_positive_int, check_tensor, shape_str
+from ._contract import contract, entry
 
 
 class RotaryEmbedding(nn.Module):
-    """Rotate each pair of features of a query or key by an angle proportional to its position.
+    """Rotate each pair of features of a query or key by an angle set by its position.
 
     Feature pair ``(2i, 2i + 1)`` of position ``m`` turns by the angle
     ``m * base^(-2i / d_k)`` (Su et al., 2021). A rotation keeps lengths, and
@@ -50,6 +51,7 @@ class RotaryEmbedding(nn.Module):
         self.register_buffer("cos", torch.cos(angle), persistent=False)
         self.register_buffer("sin", torch.sin(angle), persistent=False)
 
+    @entry
     def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
         """Return ``x`` with position ``offset + t`` applied to row ``t``.
 
@@ -70,22 +72,8 @@ class RotaryEmbedding(nn.Module):
             ValueError: If ``x`` is not a floating-point ``(B, h, L, d_k)``,
                 ``offset`` is negative, or the positions run past ``max_len``.
         """
-        check_tensor("x", x, ndim=4, expected="(B, h, L, d_k)")
-        if not x.dtype.is_floating_point or x.shape[-1] != self.d_k:
-            raise ValueError(
-                f"x must be a floating-point tensor of shape (B, h, L, d_k) with "
-                f"d_k={self.d_k}, got {x.dtype} of shape {shape_str(x.shape)}"
-            )
-        if isinstance(offset, bool) or not isinstance(offset, int):
-            raise TypeError(f"offset must be an int, got {type(offset).__name__}")
-        if offset < 0:
-            raise ValueError(f"offset must be >= 0, got {offset}")
+        _check_rotary(self, x, offset)
         L = x.shape[2]
-        if offset + L > self.max_len:
-            raise ValueError(
-                f"positions offset + L = {offset} + {L} run past max_len={self.max_len}: "
-                f"x has shape {shape_str(x.shape)}; build the module with a larger max_len"
-            )
         cos = self.cos[offset : offset + L].to(x.dtype)  # (L, d_k / 2)
         sin = self.sin[offset : offset + L].to(x.dtype)  # (L, d_k / 2)
         even, odd = x[..., 0::2], x[..., 1::2]  # (B, h, L, d_k / 2) each
@@ -95,3 +83,24 @@ class RotaryEmbedding(nn.Module):
     def extra_repr(self) -> str:
         """Show the sizes when the module is printed."""
         return f"d_k={self.d_k}, max_len={self.max_len}, base={self.base}"
+
+
+@contract
+def _check_rotary(rope: RotaryEmbedding, x: object, offset: object) -> None:
+    """Check the arguments of :meth:`RotaryEmbedding.forward`."""
+    check_tensor("x", x, ndim=4, expected="(B, h, L, d_k)")
+    if not x.dtype.is_floating_point or x.shape[-1] != rope.d_k:
+        raise ValueError(
+            f"x must be a floating-point tensor of shape (B, h, L, d_k) with "
+            f"d_k={rope.d_k}, got {x.dtype} of shape {shape_str(x.shape)}"
+        )
+    if isinstance(offset, bool) or not isinstance(offset, int):
+        raise TypeError(f"offset must be an int, got {type(offset).__name__}")
+    if offset < 0:
+        raise ValueError(f"offset must be >= 0, got {offset}")
+    L = x.shape[2]
+    if offset + L > rope.max_len:
+        raise ValueError(
+            f"positions offset + L = {offset} + {L} run past max_len={rope.max_len}: "
+            f"x has shape {shape_str(x.shape)}; build the module with a larger max_len"
+        )

@@ -7,6 +7,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from ._checks import check_positive_int, check_probability, check_sequence
+from ._contract import contract, entry
 
 
 class SwiGLU(nn.Module):
@@ -45,6 +46,7 @@ class SwiGLU(nn.Module):
         self.w_down = nn.Linear(d_ff, d_model, bias=bias)
         self.dropout = nn.Dropout(check_probability("dropout", dropout))
 
+    @entry
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Apply the gated network to every position independently.
 
@@ -62,10 +64,16 @@ class SwiGLU(nn.Module):
             TypeError: If ``x`` is not a floating-point tensor.
             ValueError: If ``x`` is not ``(B, L, d_model)``.
         """
-        check_sequence("x", x, self.d_model)
+        _check_swiglu(self, x)
         hidden = F.silu(self.w_gate(x)) * self.w_up(x)  # (B, L, d_ff)
         return self.w_down(self.dropout(hidden))  # (B, L, d_model)
 
     def extra_repr(self) -> str:
         """Show the sizes when the module is printed."""
         return f"d_model={self.d_model}, d_ff={self.d_ff}"
+
+
+@contract
+def _check_swiglu(ffn: SwiGLU, x: object) -> None:
+    """Check the argument of :meth:`SwiGLU.forward`."""
+    check_sequence("x", x, ffn.d_model)

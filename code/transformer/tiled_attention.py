@@ -1,4 +1,4 @@
-"""Attention one tile at a time, with an online softmax: the idea behind FlashAttention."""
+"""Attention one tile at a time, with an online softmax: FlashAttention's idea."""
 
 from __future__ import annotations
 
@@ -7,38 +7,10 @@ import math
 import torch
 
 from ._checks import check_mask, check_positive_int, check_tensor, shape_str
+from ._contract import contract, entry
 
 
-def _check_inputs(query: object, key: object, value: object) -> tuple[int, ...]:
-    """Check the three inputs fit together and return their broadcast batch shape."""
-    check_tensor("query", query, min_ndim=2, expected="(..., L, d_k)")
-    check_tensor("key", key, min_ndim=2, expected="(..., S, d_k)")
-    check_tensor("value", value, min_ndim=2, expected="(..., S, d_v)")
-    if (
-        not query.dtype.is_floating_point
-        or key.dtype != query.dtype
-        or value.dtype != query.dtype
-    ):
-        raise TypeError(
-            "query, key and value must be floating-point tensors of one dtype, got "
-            f"{query.dtype}, {key.dtype} and {value.dtype}"
-        )
-    if key.shape[-1] != query.shape[-1] or value.shape[-2] != key.shape[-2]:
-        raise ValueError(
-            "query (..., L, d_k), key (..., S, d_k) and value (..., S, d_v) do not fit: got "
-            f"{shape_str(query.shape)}, {shape_str(key.shape)} and {shape_str(value.shape)}"
-        )
-    try:
-        return tuple(
-            torch.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
-        )
-    except RuntimeError:
-        raise ValueError(
-            "query, key and value must have broadcastable leading dimensions, got shapes "
-            f"{shape_str(query.shape)}, {shape_str(key.shape)}, {shape_str(value.shape)}"
-        ) from None
-
-
+@entry
 def tiled_attention(
     query: torch.Tensor,
     key: torch.Tensor,
@@ -48,7 +20,7 @@ def tiled_attention(
     is_causal: bool = False,
     block_size: int = 64,
 ) -> torch.Tensor:
-    """Compute softmax(Q Kᵀ / √d_k) V block by block, never holding the whole score matrix.
+    """Compute softmax(Q Kᵀ / √d_k) V block by block, never holding all the scores.
 
     The queries are cut into blocks of ``block_size`` rows. Each query block
     walks over the keys in blocks of ``block_size`` and keeps, per query, a
@@ -65,7 +37,8 @@ def tiled_attention(
         value: Values.
         mask: Optional boolean mask, ``True`` = may attend, broadcastable to
             ``(..., L, S)``. A query whose row is entirely ``False`` gets a
-            zero output, as in :func:`~transformer.attention.scaled_dot_product_attention`.
+            zero output, as in
+            :func:`~transformer.attention.scaled_dot_product_attention`.
         is_causal: Let query ``i`` attend to keys ``j <= i`` only (aligned at
             the top left when ``L != S``, as PyTorch does). Not together with
             ``mask``.
@@ -87,15 +60,11 @@ def tiled_attention(
         ValueError: If the shapes do not fit, ``block_size`` is not positive,
             or both ``mask`` and ``is_causal`` are given.
     """
-    batch = _check_inputs(query, key, value)
-    check_positive_int("block_size", block_size)
+    _check_tiled(query, key, value, mask, is_causal, block_size)
+    batch = torch.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
     L, S, d_k = query.shape[-2], key.shape[-2], query.shape[-1]
     if mask is not None:
-        if is_causal:
-            raise ValueError("give either mask or is_causal=True, not both")
-        mask = check_mask("mask", mask, (*batch, L, S), "(..., L, S)").expand(
-            *batch, L, S
-        )
+        mask = mask.expand(*batch, L, S)  # a view: nothing is copied
     scale = 1.0 / math.sqrt(d_k)
     outputs = []
     for q0 in range(0, L, block_size):
@@ -134,3 +103,46 @@ def tiled_attention(
         # A fully masked row has acc = 0 and running_sum = 0: its output is 0.
         outputs.append(acc / running_sum.masked_fill(running_sum == 0, 1.0))
     return torch.cat(outputs, dim=-2)  # (..., L, d_v)
+
+
+@contract
+def _check_tiled(
+    query: object,
+    key: object,
+    value: object,
+    mask: object,
+    is_causal: object,
+    block_size: object,
+) -> None:
+    """Check the arguments of :func:`tiled_attention`."""
+    check_tensor("query", query, min_ndim=2, expected="(..., L, d_k)")
+    check_tensor("key", key, min_ndim=2, expected="(..., S, d_k)")
+    check_tensor("value", value, min_ndim=2, expected="(..., S, d_v)")
+    check_positive_int("block_size", block_size)
+    dtypes = (query.dtype, key.dtype, value.dtype)
+    if not query.dtype.is_floating_point or len(set(dtypes)) > 1:
+        raise TypeError(
+            "query, key and value must be floating-point tensors of one dtype, got "
+            f"{query.dtype}, {key.dtype} and {value.dtype}"
+        )
+    if key.shape[-1] != query.shape[-1] or value.shape[-2] != key.shape[-2]:
+        raise ValueError(
+            "query (..., L, d_k), key (..., S, d_k) and value (..., S, d_v) do not "
+            f"fit: got {shape_str(query.shape)}, {shape_str(key.shape)} and "
+            f"{shape_str(value.shape)}"
+        )
+    try:
+        batch = torch.broadcast_shapes(
+            query.shape[:-2], key.shape[:-2], value.shape[:-2]
+        )
+    except RuntimeError:
+        raise ValueError(
+            "query, key and value must have broadcastable leading dimensions, got "
+            f"shapes {shape_str(query.shape)}, {shape_str(key.shape)}, "
+            f"{shape_str(value.shape)}"
+        ) from None
+    if mask is not None:
+        if is_causal:
+            raise ValueError("give either mask or is_causal=True, not both")
+        L, S = query.shape[-2], key.shape[-2]
+        check_mask("mask", mask, (*batch, L, S), "(..., L, S)")
