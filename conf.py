@@ -19,8 +19,12 @@ copyright = "2026, The Executable Transformer contributors"
 language = "en"
 
 # -- Where the book lives: the one place for both addresses ----------------------
-# The hosted site and the repository. Notebook set-up cells, download links,
-# the theme's repository button and the hosting workflows all read these.
+# The hosted site and the repository. The pages (canonical links, the theme's
+# repository button), the notebooks (links, set-up cell: git+REPOSITORY_URL at
+# the built commit) and the "Open in Colab" links all read these two.
+# A fork sets both to its own: BOOK_URL where its Pages workflow publishes
+# (https://<owner>.github.io/<repository>/), REPOSITORY_URL its GitHub address,
+# where the Pages workflow also pushes the `notebooks` branch that Colab opens.
 BOOK_URL = "https://executable-transformer.github.io/book/"
 REPOSITORY_URL = "https://github.com/executable-transformer/book"
 
@@ -35,10 +39,12 @@ extensions = [
     "package_cache",  # re-run chapters when code/transformer changes
     "stream_merge",  # printed output merged exactly, the same on every build
     "notebook_download",  # stand-alone .ipynb downloads, and a zip of them all
+    "listing_captions",  # every listing of package code names its file and object
 ]
 
 exclude_patterns = ["_ext", "_static", "_templates", "**.ipynb_checkpoints", "jupyter_execute"]
 nitpicky = True
+suppress_warnings: list[str] = []
 
 # `make chapter CH=name` builds the index and that one chapter only, for a
 # quick look while writing it; links to the other chapters then go nowhere.
@@ -49,7 +55,7 @@ if ONLY_CHAPTER:
     exclude_patterns += [
         p.name for p in (ROOT / "book").glob("*.md") if p.stem not in {"index", ONLY_CHAPTER}
     ]
-    suppress_warnings = ["toc.excluded", "toc.not_readable", "ref", "notebook.solution"]
+    suppress_warnings += ["toc.excluded", "toc.not_readable", "ref", "notebook.solution"]
 
 # -- MyST and notebook execution ------------------------------------------------
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
@@ -64,10 +70,11 @@ nb_merge_streams = True
 nb_ipywidgets_js = {}
 package_cache_watch = "code/transformer"
 
-# -- Downloadable notebooks (book/_ext/notebook_download.py, issue #6) ------------
-# Every chapter as a stand-alone .ipynb whose first cell installs the package
-# from the site's wheel or the repository, and _downloads/ holds the wheel and
-# a zip of all notebooks. Links in the notebooks point at the hosted book.
+# -- Downloadable notebooks (book/_ext/notebook_download.py) ---------------------
+# Every chapter as a stand-alone .ipynb, made from the parsed page, whose first
+# cell installs the package from the wheel beside it or the repository;
+# _downloads/ holds the wheel and a zip of all notebooks. Links in the
+# notebooks point at the hosted book.
 notebook_book_url = BOOK_URL
 notebook_repository_url = REPOSITORY_URL
 

@@ -1,13 +1,15 @@
-"""The chapters as downloadable notebooks (issue #6): they run anywhere.
+"""The chapters as downloadable notebooks: made from the parsed pages, they run anywhere.
 
-The fast tests check the MyST-to-Markdown conversion, the set-up cell and
-jupytext's round trip. The slow ones inspect the built site (``site``) and
-execute every downloaded notebook.
+The fast tests check the doctree-to-notebook writer, the set-up cell and the
+wheel cache. The slow ones inspect the built site (``site``) and execute
+every downloaded notebook.
 
 How the execution test isolates a notebook:
 
 * Folder: each notebook runs in its own new, empty temporary folder outside
-  the checkout.
+  the checkout, with the wheel beside it. The run that installs the package
+  starts the kernel in yet another empty folder and says where the notebook
+  is only through ``JPY_SESSION_NAME``, as Jupyter Server does.
 * Package: the kernel runs in a venv made with ``--without-pip``. A ``.pth``
   file adds a folder of symlinks to this environment's site-packages, minus
   every editable install (the checkout's ``transformer``, found from
@@ -23,11 +25,11 @@ How the execution test isolates a notebook:
   to share. Where namespaces are not allowed, a ``sitecustomize`` in the
   kernel's venv refuses every connection that is not loopback or Unix
   instead. Either way a probe cell checks that pypi.org and 1.1.1.1 are out
-  of reach.
+  of reach, and a first run without the wheel shows the set-up cell's
+  two-line error.
 * Time: chapters run in parallel, one kernel per core. On 2 cores the
-  attention chapter takes 6-10 s (kernel start included), plus about 6 s
-  once for the venv and the install run; a chapter costs here about what
-  its execution costs in the book build.
+  attention chapter takes 6-10 s (kernel start included), plus about 10 s
+  once for the venv, the failing run and the install run.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import html
-import importlib.util
+import importlib.metadata
 import json
 import os
 import re
@@ -53,20 +55,24 @@ from pathlib import Path
 import jupytext
 import nbformat
 import pytest
+from docutils import nodes
+from docutils.core import publish_doctree
 from jupyter_client import AsyncKernelManager
 from jupyter_client.kernelspec import KernelSpecManager
-from myst_nb.core.read import read_myst_markdown_notebook
 from nbclient import NotebookClient
+from sphinx_exercise.nodes import exercise_enumerable_node, solution_node
 
 from conftest import ROOT, chapters
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
-from myst_markdown import Attachment, Link, MarkdownConverter  # noqa: E402
-from standalone_notebook import setup_cell_source  # noqa: E402
+from doctree_notebook import doctree_cells  # noqa: E402
+from notebook_download import (  # noqa: E402
+    ARCHIVE, NOTEBOOK_BRANCH, RECIPE, cached_wheel, colab_url, recipe
+)
+from standalone_notebook import CPU_INDEX, setup_cell_source  # noqa: E402
 from stream_merge import merge_streams  # noqa: E402
 
 CONF = runpy.run_path(str(ROOT / "conf.py"))
-ARCHIVE = "executable-transformer-notebooks.zip"
 NOTEBOOKS = ROOT / "_build" / "notebooks"
 URL = "https://example.org/book/"
 
@@ -86,264 +92,255 @@ FENCED_CODE = re.compile(
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-# -- MyST to Markdown ------------------------------------------------------------
-class FakeBook:
-    """A resolver with a few known targets that records warnings."""
+# -- The doctree as notebook cells ---------------------------------------------------
+def code_cell(index: int) -> nodes.container:
+    """A code cell as myst-nb puts it in a page's doctree."""
+    return nodes.container(nb_element="cell_code", cell_index=index)
 
-    def __init__(self) -> None:
-        self.warnings: list[str] = []
-        self.includes: list[tuple[str, dict]] = []
 
-    def link(self, kind, target):
-        return {
-            ("ref", "sec-scale"): Link(URL + "attention.html#sec-scale", "Why $\\sqrt{d_k}$?"),
-            ("doc", "masks"): Link(URL + "masks.html", "Masks"),
-            ("exercise", "ex-one"): Link(URL + "attention.html#ex-one", "Exercise", "1"),
-            ("eq", "eq-attention"): Link(URL + "attention.html#equation-eq-attention", "", "2"),
-            ("py", "transformer.causal_mask"): Link(URL + "api.html#transformer.causal_mask"),
-        }.get((kind, target))
-
-    def literalinclude(self, argument, options):
-        self.includes.append((argument, options))
-        return "def f(x):\n    return x\n", "python"
-
-    def attachment(self, path):
-        return (
-            Attachment("figure.png", "image/png", "iVBORw0KGgo=") if path == "figure.png" else None
+def executed(*sources: str | None) -> nbformat.NotebookNode:
+    """A notebook of code cells (None: a Markdown cell) with one output each."""
+    return nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("x") if source is None else nbformat.v4.new_code_cell(
+            source, outputs=[nbformat.v4.new_output("stream", text=source)]
         )
-
-    def warn(self, message, subtype):
-        self.warnings.append(message)
-
-
-def convert(*cells: str) -> tuple[list[str], FakeBook]:
-    book = FakeBook()
-    converter = MarkdownConverter(book)
-    out = [converter.convert(cell)[0] for cell in cells]
-    converter.finish()
-    return out, book
+        for source in sources
+    ])
 
 
-def test_myst_markdown_admonition_becomes_block_quote():
-    (text,), book = convert(
-        ":::{note}\nMasks are **boolean**.\n:::\n\n```{admonition} Why?\nBecause.\n```"
+def write(doctree: nodes.Node, notebook=None, fignumbers=None) -> tuple[list, list[str]]:
+    warnings: list[str] = []
+    cells = doctree_cells(
+        doctree, notebook or executed(), page_url=URL + "attention.html",
+        fignumbers=fignumbers or {}, warn=warnings.append,
     )
-    assert text == "> **Note**\n>\n> Masks are **boolean**.\n\n> **Why?**\n>\n> Because."
-    assert not book.warnings
+    return cells, warnings
 
 
-def test_myst_markdown_exercise_and_solution_are_kept_and_marked():
-    (exercise, after), book = convert(
-        "```{exercise}\n:label: ex-one\n\nDivide by $\\sqrt{2 d_k}$.\n```\n\n"
-        "```{solution-start} ex-one\n:class: dropdown\n```\n\nThe variance halves.",
-        "```{solution-end}\n```\n\nNext.",
+def parse(rst: str) -> nodes.document:
+    """A doctree as Sphinx makes them: a page's first title stays a section title."""
+    return publish_doctree(rst, settings_overrides={"report_level": 5, "doctitle_xform": False})
+
+
+def markdown(rst: str) -> str:
+    (cell,), warnings = write(parse(rst))
+    assert cell.cell_type == "markdown" and not warnings, warnings
+    return cell.source
+
+
+def test_doctree_cells_keep_text_math_and_code_for_jupyter():
+    assert markdown(
+        "A *soft* ``lookup`` costs $5 * 2, :math:`a_{ij}` is a weight:\n\n"
+        ".. math::\n\n   \\sum_j a_{ij} = 1\n\n"
+        "- one\n- two,\n  wrapped\n\n"
+        "::\n\n   print('```')\n"
+    ) == (
+        "A *soft* `lookup` costs \\$5 \\* 2, $a_{ij}$ is a weight:\n\n"
+        "$$\n\\sum_j a_{ij} = 1\n$$\n\n"
+        "- one\n- two,\n  wrapped\n\n"
+        "````\nprint('```')\n````"
     )
-    assert exercise.startswith("> **Exercise 1**\n>\n> Divide by $\\sqrt{2 d_k}$.")
-    assert "**Solution to Exercise 1**" in exercise and exercise.endswith("The variance halves.")
-    assert after == "*End of the solution to Exercise 1.*\n\nNext."
-    assert not book.warnings
 
 
-def test_myst_markdown_roles_become_links_to_the_hosted_book():
-    (text,), book = convert(
-        "See {ref}`sec-scale`, {doc}`the masks <masks>`, {eq}`eq-attention`, "
-        "{func}`~transformer.causal_mask`, {math}`a_{ij}` and [this](#sec-scale)."
+def test_doctree_cells_number_equations_as_the_page_does():
+    (cell,), _ = write(nodes.section("", nodes.math_block("", "x = 1", label="eq-x", number=2)))
+    assert cell.source == "$$\nx = 1\n\\tag{2}\n$$"
+
+
+def test_doctree_cells_turn_admonitions_and_tables_into_markdown():
+    assert markdown(
+        ".. note::\n\n   Masks are **boolean**.\n\n"
+        ".. admonition:: Why?\n\n   Because.\n\n"
+        "==== =========\nmask meaning\n==== =========\nTrue may attend\n==== =========\n"
+    ) == (
+        "> **Note**\n>\n> Masks are **boolean**.\n\n> **Why?**\n>\n> Because.\n\n"
+        "| mask | meaning |\n| --- | --- |\n| True | may attend |"
     )
-    assert text == (
-        f"See [Why $\\sqrt{{d_k}}$?]({URL}attention.html#sec-scale), [the masks]({URL}masks.html), "
-        f"[(2)]({URL}attention.html#equation-eq-attention), "
-        f"[`causal_mask()`]({URL}api.html#transformer.causal_mask), $a_{{ij}}$ and "
-        f"[this]({URL}attention.html#sec-scale)."
+
+
+def test_doctree_cells_link_references_to_the_hosted_book():
+    assert markdown(
+        "See `the masks <masking.html#sec-x>`_, `this`_ and https://pytorch.org.\n\n"
+        ".. _this: #sec-scale\n"
+    ) == (
+        f"See [the masks]({URL}masking.html#sec-x), [this]({URL}attention.html#sec-scale) "
+        "and [https://pytorch.org](https://pytorch.org)."
     )
-    assert not book.warnings
 
 
-def test_myst_markdown_literalinclude_becomes_the_code_it_shows():
-    (text,), book = convert(
-        "```{literalinclude} ../code/x.py\n:pyobject: f\n:language: python\n```"
+def test_doctree_cells_take_code_cells_from_the_executed_notebook():
+    doctree = parse("Title\n=====\n\nFirst.\n\nSecond\n------\n\nThird.\n")
+    doctree[0][-1] += code_cell(1)  # into the section "Second"
+    doctree[0][-1] += code_cell(4)
+    notebook = executed(None, "a = 1", None, "hidden = 2", "print(a)")
+    cells, _ = write(doctree, notebook)
+    assert [(c.cell_type, c.source) for c in cells] == [
+        ("markdown", "# Title\n\nFirst."),
+        ("markdown", "## Second\n\nThird."),
+        ("code", "a = 1"),
+        ("code", "hidden = 2"),  # a remove-cell cell: not on the page, kept in place
+        ("code", "print(a)"),
+    ]
+    assert cells[-1].outputs == notebook.cells[4].outputs
+    with pytest.raises(ValueError, match="code cell 2"):
+        write(nodes.section("", code_cell(2)), notebook)
+
+
+def test_doctree_cells_number_exercises_and_mark_solutions():
+    exercise = exercise_enumerable_node("", nodes.title(), ids=["ex-one"])
+    exercise += nodes.section("", nodes.paragraph(text="Halve it."), ids=["exercise-content"])
+    solution = solution_node(
+        "",
+        nodes.title("", "Solution to", nodes.reference("", " Exercise 7", refuri="#ex-one")),
+        nodes.section("", nodes.paragraph(text="It halves."), code_cell(0)),
     )
-    assert text == "```python\ndef f(x):\n    return x\n```"
-    assert book.includes == [("../code/x.py", {"pyobject": "f", "language": "python"})]
+    doctree = nodes.section("", nodes.title(text="Exercises"), exercise, solution)
+    cells, warnings = write(doctree, executed("x / 2"), {"exercise": {"ex-one": (7,)}})
+    assert [c.source for c in cells] == [
+        "# Exercises\n\n> **Exercise 7**\n>\n> Halve it.\n\n"
+        f"**Solution to [Exercise 7]({URL}attention.html#ex-one)** (try the exercise first)"
+        "\n\nIt halves.",
+        "x / 2",
+        "*End of the solution to Exercise 7.*",
+    ]
+    assert not warnings
 
 
-def test_myst_markdown_drops_targets_comments_and_equation_labels():
-    (text,), _ = convert("(sec-scale)=\n## Scale\n% a note to authors\n$$\nx = 1\n$$ (eq-x)\n")
-    assert text == "## Scale\n$$\nx = 1\n$$"
-
-
-def test_myst_markdown_leaves_code_blocks_and_code_spans_alone():
-    source = "Write `{ref}`x`` like this:\n\n```md\n{ref}`label`\n(label)=\n```"
-    (text,), book = convert(source)
-    assert text == source and not book.warnings
-
-
-def test_myst_markdown_image_becomes_an_attachment():
-    book = FakeBook()
-    text, attachments = MarkdownConverter(book).convert(
-        "```{figure} figure.png\n:alt: A plot\n\nThe caption.\n```"
-    )
-    assert text == "![A plot](attachment:figure.png)\n\nThe caption."
-    assert attachments == {"figure.png": {"image/png": "iVBORw0KGgo="}}
-
-
-def test_myst_markdown_definition_list_and_list_table_become_markdown():
-    (text,), book = convert(
-        "Query\n: what a position asks for\n\n"
-        "```{list-table}\n:header-rows: 1\n\n* - mask\n  - meaning\n* - `True`\n  - may attend\n```"
-    )
-    assert text == (
-        "- **Query**: what a position asks for\n\n"
-        "| mask | meaning |\n| --- | --- |\n| `True` | may attend |"
-    )
-    assert not book.warnings
-
-
-@pytest.mark.parametrize(
-    "source",
-    [
-        "```{tab-set}\nx\n```",
-        "{cite}`vaswani2017`",
-        "{ref}`no-such-label`",
-        "```{solution-end}\n```",
-        "[x](missing.md)",
-    ],
-)
-def test_myst_markdown_warns_about_what_it_cannot_convert(source):
-    _, book = convert(source)
-    assert book.warnings
+def test_doctree_cells_report_nodes_they_cannot_render():
+    doctree = parse("Text [#]_.\n\n.. [#] A footnote.\n")
+    _, warnings = write(doctree)
+    assert any("footnote" in w for w in warnings), warnings
 
 
 # -- The set-up cell -------------------------------------------------------------
-SETUP = setup_cell_source(
-    book_url=URL,
-    repository_url="https://example.org/repo",
-    wheel="executable_transformer-1.0-py3-none-any.whl",
-)
+WHEEL = "executable_transformer-1.0-py3-none-any.whl"
+GIT = "git+https://example.org/repo@0123abc"
+SETUP = setup_cell_source(wheel=WHEEL, python=(3, 11), fallback=GIT, zip_url=URL + "all.zip")
 
 
-def run_setup_cell(monkeypatch, folder: Path, *, installed: bool, works: set[str]) -> list[str]:
-    """Execute the set-up cell with pip replaced by a recorder; return what it installed."""
-    calls = []
+def run_setup_cell(
+    monkeypatch, cwd: Path, *, installed=None, works=(), env=None, ns=None, calls=None
+):
+    """Execute the set-up cell with pip replaced by a recorder; return pip's commands."""
+    calls = [] if calls is None else calls
 
     def pip(command, *args, **kwargs):
-        calls.append(command[-1])
+        calls.append(command)
         return subprocess.CompletedProcess(command, 0 if command[-1] in works else 1)
 
-    find_spec = importlib.util.find_spec
+    def version(name):
+        if installed is None:
+            raise importlib.metadata.PackageNotFoundError(name)
+        return installed
+
     monkeypatch.setattr(subprocess, "run", pip)
-    monkeypatch.setattr(
-        importlib.util,
-        "find_spec",
-        lambda name, *a: find_spec(name, *a) if installed or name != "transformer" else None,
-    )
-    monkeypatch.chdir(folder)
-    exec(compile(SETUP, "setup-cell", "exec"), {})
+    monkeypatch.setattr(importlib.metadata, "version", version)
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    monkeypatch.delenv("TORCH_INDEX_URL", raising=False)
+    for key, value in (env or {}).items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(cwd)
+    exec(compile(SETUP, "setup-cell", "exec"), dict(ns or {}))
     return calls
 
 
-def test_setup_cell_does_nothing_when_transformer_is_importable(monkeypatch, tmp_path):
-    assert run_setup_cell(monkeypatch, tmp_path, installed=True, works=set()) == []
+def test_setup_cell_does_nothing_when_the_version_is_installed(monkeypatch, tmp_path):
+    assert run_setup_cell(monkeypatch, tmp_path, installed="1.0") == []
 
 
-def test_setup_cell_prefers_a_wheel_beside_the_notebook(monkeypatch, tmp_path):
-    (tmp_path / "executable_transformer-1.0-py3-none-any.whl").touch()
-    calls = run_setup_cell(
-        monkeypatch,
-        tmp_path,
-        installed=False,
-        works={"executable_transformer-1.0-py3-none-any.whl"},
-    )
-    assert calls == ["executable_transformer-1.0-py3-none-any.whl"]
+def test_setup_cell_takes_the_wheel_beside_the_notebook_first(monkeypatch, tmp_path):
+    beside, cwd = tmp_path / "notebooks", tmp_path / "elsewhere"
+    beside.mkdir(), cwd.mkdir()
+    (beside / WHEEL).touch(), (cwd / WHEEL).touch()
+    for how in [{"env": {"JPY_SESSION_NAME": str(beside / "a.ipynb")}},
+                {"ns": {"__vsc_ipynb_file__": str(beside / "a.ipynb")}}]:
+        calls = run_setup_cell(monkeypatch, cwd, installed="0.9", works={str(beside / WHEEL)}, **how)
+        assert [c[-1] for c in calls] == [str(beside / WHEEL)]
+    # Without a notebook path: the wheel in the working folder.
+    calls = run_setup_cell(monkeypatch, cwd, works={str(cwd / WHEEL)})
+    assert [c[-1] for c in calls] == [str(cwd / WHEEL)]
 
 
-def test_setup_cell_falls_back_from_the_site_to_the_repository(monkeypatch, tmp_path):
-    calls = run_setup_cell(
-        monkeypatch, tmp_path, installed=False, works={"git+https://example.org/repo"}
-    )
-    assert calls == [
-        URL + "_downloads/executable_transformer-1.0-py3-none-any.whl",
-        "git+https://example.org/repo",
-    ]
-    with pytest.raises(RuntimeError, match="Could not install transformer"):
-        run_setup_cell(monkeypatch, tmp_path, installed=False, works=set())
+def test_setup_cell_installs_cpu_torch_unless_told_otherwise(monkeypatch, tmp_path):
+    (call,) = run_setup_cell(monkeypatch, tmp_path, works={GIT})
+    assert call[call.index("--extra-index-url") + 1] == CPU_INDEX == "https://download.pytorch.org/whl/cpu"
+    (call,) = run_setup_cell(monkeypatch, tmp_path, works={GIT}, env={"TORCH_INDEX_URL": ""})
+    assert "--extra-index-url" not in call
+
+
+def test_setup_cell_falls_back_to_the_commit_then_says_what_to_do(monkeypatch, tmp_path):
+    (tmp_path / WHEEL).touch()
+    calls = []
+    with pytest.raises(RuntimeError) as error:  # e.g. offline, and torch is missing
+        run_setup_cell(monkeypatch, tmp_path, calls=calls)
+    assert [c[-1] for c in calls] == [str(tmp_path / WHEEL), GIT]
+    first, second = str(error.value).split("\n")
+    assert first.startswith("This notebook needs Python >= 3.11 (this is ")
+    assert second == f"Put {WHEEL} beside this notebook, or use the zip of all notebooks: {URL}all.zip"
+
+
+def test_setup_cell_on_an_old_python_says_so_without_pip(monkeypatch, tmp_path):
+    monkeypatch.setattr(sys, "version_info", (3, 10, 0))
+    calls = []
+    with pytest.raises(RuntimeError, match=r"^This notebook needs Python >= 3\.11"):
+        run_setup_cell(monkeypatch, tmp_path, works={GIT}, calls=calls)
+    assert calls == []
 
 
 def test_setup_cell_is_short_and_says_what_it_does():
     lines = SETUP.splitlines()
-    assert len(lines) <= 15 and all(len(line) <= 100 for line in lines)
-    assert lines[0].startswith("# Set-up: install") and not lines[1].startswith("#")
+    assert len(lines) <= 32 and all(len(line) <= 100 for line in lines if URL not in line)
+    assert lines[0].startswith("# Set-up: install this book's package, executable-transformer 1.0,")
 
 
-# -- jupytext round trip ---------------------------------------------------------
+# -- The wheel, once per package state -----------------------------------------------
+@pytest.mark.slow
+def test_wheel_is_built_once_per_package_state(tmp_path, monkeypatch):
+    project = tmp_path / "project"
+    (project / "code" / "demo").mkdir(parents=True)
+    (project / "README.md").write_text("# demo\n")
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "demo"\nversion = "1.0"\n[tool.setuptools.packages.find]\nwhere = ["code"]\n'
+    )
+    module = project / "code" / "demo" / "__init__.py"
+    module.write_text("A = 1\n")
+    package, cache = project / "code" / "demo", tmp_path / "cache"
+    first = cached_wheel(project, package, cache)
+    assert first.name == "demo-1.0-py3-none-any.whl"
+    module.write_text("A = 2\n")
+    second = cached_wheel(project, package, cache)
+    assert second != first and zipfile.ZipFile(second).read("demo/__init__.py") == b"A = 2\n"
+    module.write_text("A = 1\n")  # the revert: from the cache, pip never runs
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("rebuilt a cached wheel"))
+    assert cached_wheel(project, package, cache) == first
+    assert not list(project.rglob("*.egg-info")) and not (project / "build").exists()
+
+
+# -- The recipe: one text in the README, the index and the archive --------------------
+def test_recipe_installs_jupyter_with_cpu_torch():
+    text = recipe(ROOT / "README.md")
+    assert "jupyterlab" in text and f"--extra-index-url {CPU_INDEX}" in text
+    assert "pip install -r requirements.txt" in text
+    index = (ROOT / "book" / "index.md").read_text()
+    assert f":start-after: {RECIPE[0]}" in index and f":end-before: {RECIPE[1]}" in index
+
+
+def test_pages_workflow_publishes_the_notebooks_where_colab_links_point():
+    pages = (ROOT / ".github" / "workflows" / "pages.yml").read_text()
+    assert "git -C _build/notebooks" in pages and "contents: write" in pages
+    assert f'origin "$commit:refs/heads/{NOTEBOOK_BRANCH}"' in pages
+    owner_repo = CONF["REPOSITORY_URL"].removeprefix("https://github.com/")
+    assert colab_url(CONF["REPOSITORY_URL"], "attention") == (
+        f"https://colab.research.google.com/github/{owner_repo}/blob/{NOTEBOOK_BRANCH}/attention.ipynb"
+    )
+    assert colab_url("https://gitlab.com/a/b", "attention") is None
+
+
+# -- The built notebooks and the archive ------------------------------------------
 def cells(notebook) -> list[tuple]:
     return [(c.cell_type, c.source, json.dumps(c.metadata, sort_keys=True)) for c in notebook.cells]
 
 
-# The spots where jupytext's MyST format has lost or changed metadata before:
-# options written as `:tags:`, YAML blocks with nested and long values,
-# Markdown cell metadata after `+++`, raw cells and a cell that is only a comment.
-TRICKY_MYST = """---
-jupytext:
-  text_representation: {extension: .md, format_name: myst, format_version: 0.13}
-kernelspec: {display_name: Python 3, language: python, name: python3}
----
-
-# Title
-
-```{code-cell} ipython3
-:tags: [hide-input, remove-stderr]
-
-x = 1  # a "quoted" comment: with a colon
-```
-
-+++ {"tags": ["intro"], "slideshow": {"slide_type": "slide"}}
-
-Text with {ref}`a-label` and $x: y$.
-
-```{code-cell} ipython3
----
-mystnb:
-  image:
-    alt: "A long alternative text that YAML may fold over several lines, with a
-      colon: here, 'quotes', and unicode √d_k."
-  figure: {caption: "A caption", name: fig-x}
-tags: [hide-output]
----
-print("---")
-```
-
-```{raw-cell}
-raw text
-```
-
-```{code-cell} ipython3
-# only a comment
-```
-"""
-
-
-def test_jupytext_round_trip_keeps_tricky_metadata():
-    first = jupytext.reads(TRICKY_MYST, "md:myst")
-    again = jupytext.reads(jupytext.writes(first, "md:myst"), "md:myst")
-    assert cells(again) == cells(first)
-    tags = [c.metadata.get("tags") for c in first.cells]
-    assert tags == [None, ["hide-input", "remove-stderr"], ["intro"], ["hide-output"], None, None]
-    assert "colon: here" in first.cells[3].metadata["mystnb"]["image"]["alt"]
-    assert first.cells[4].cell_type == "raw"
-
-
-@pytest.mark.parametrize("name", chapters())
-def test_chapter_round_trips_through_jupytext(name):
-    text = (ROOT / "book" / f"{name}.md").read_text()
-    first = jupytext.reads(text, "md:myst")
-    again = jupytext.reads(jupytext.writes(first, "md:myst"), "md:myst")
-    assert cells(again) == cells(first)
-    # The notebook is built from jupytext's reading, the page from myst-nb's: they must agree.
-    assert cells(first) == cells(read_myst_markdown_notebook(text))
-    assert any(c.metadata.get("tags") for c in first.cells)
-
-
-# -- The built notebooks and the archive ------------------------------------------
 def markdown_without_code(notebook) -> str:
     text = "\n\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
     return FENCED_CODE.sub("", text)
@@ -370,10 +367,15 @@ def test_notebook_download_is_the_standalone_notebook(site, notebooks, name):
     wheel = next((site / "_downloads").glob("*.whl")).name
     setup = notebook.cells[0]
     assert setup.cell_type == "code" and not setup.outputs
-    assert f'"{CONF["BOOK_URL"].rstrip("/")}/"' in setup.source
-    assert f"_downloads/{wheel}" in setup.source
-    assert f'"git+{CONF["REPOSITORY_URL"]}"' in setup.source
-    assert set(notebook.metadata) <= {"kernelspec", "language_info", "jupytext"}
+    assert f'wheel = "0.1.0", "{wheel}"'.split(",", 1)[1] in setup.source
+    commit = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    repository = re.search(r'^repository = "(.*)"$', setup.source, re.M)[1]
+    assert repository.startswith(f"git+{CONF['REPOSITORY_URL']}@")
+    assert repository.endswith("@" + commit) or "@v" in repository  # the commit or its tag
+    assert f'archive = "{CONF["BOOK_URL"]}_downloads/{ARCHIVE}"' in setup.source
+    assert set(notebook.metadata) <= {"kernelspec", "language_info"}
     code = [c for c in notebook.cells[1:] if c.cell_type == "code"]
     assert sum(bool(c.outputs) for c in code) >= len(code) // 2
 
@@ -444,8 +446,13 @@ def test_archive_holds_notebooks_wheel_requirements_and_readme(site):
     assert f"./{wheel}" in requirements.splitlines()
     assert re.search(r"^torch\b", requirements, re.M) and "ipykernel" in requirements
     assert all(f"`{name}.ipynb`" in readme for name in chapters())
+    assert recipe(ROOT / "README.md") in readme
     index = (site / "index.html").read_text()
     assert f'href="_downloads/{ARCHIVE}"' in index
+    # The index shows the README's recipe (it includes those lines).
+    commands = re.search(r"```bash\n(.*?)```", recipe(ROOT / "README.md"), re.S)[1]
+    shown = html.unescape(re.sub(r"<[^>]+>", "", index))
+    assert commands.strip() in shown
 
 
 @pytest.mark.slow
@@ -570,8 +577,12 @@ class OfflineKernel:
         }
 
     async def run(
-        self, notebook: nbformat.NotebookNode, folder: Path, name: str
+        self, notebook: nbformat.NotebookNode, folder: Path, name: str, path=None, **options
     ) -> nbformat.NotebookNode:
+        """Run ``notebook``, saved at ``path``, in a kernel started in ``folder``.
+
+        ``path`` defaults to ``folder/<name>.ipynb``; ``options`` go to nbclient.
+        """
         specs = KernelSpecManager(
             kernel_dirs=[str(self.root / "kernels")], ensure_native_kernel=False
         )
@@ -582,9 +593,15 @@ class OfflineKernel:
             ip=str(self.root / "ipc" / name),
         )
         client = NotebookClient(
-            notebook, km=manager, timeout=900, resources={"metadata": {"path": str(folder)}}
+            notebook,
+            km=manager,
+            timeout=900,
+            resources={"metadata": {"path": str(folder)}},
+            **options,
         )
-        return await client.async_execute(env=self.env, cleanup_kc=True)
+        # Jupyter Server tells a kernel where its notebook is, as the set-up cell reads it.
+        env = {**self.env, "JPY_SESSION_NAME": str(path or folder / f"{name}.ipynb")}
+        return await client.async_execute(env=env, cleanup_kc=True)
 
 
 def with_probe(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
@@ -601,12 +618,18 @@ def probe_result(notebook: nbformat.NotebookNode) -> tuple[Path, str]:
 
 @pytest.fixture(scope="session")
 def offline(site, tmp_path_factory) -> dict:
-    """Install the archive's wheel with the set-up cell, then run every chapter offline."""
+    """Run the set-up cell without the wheel, then with it, then every chapter offline.
+
+    The install run's kernel starts in an empty folder; its notebook lies in the
+    unpacked archive, beside the wheel. Each chapter then runs from a folder of
+    its own that holds only the notebook and the wheel.
+    """
     kernel = OfflineKernel(tmp_path_factory.mktemp("kernel"))
     unpacked = tmp_path_factory.mktemp("archive")
     with zipfile.ZipFile(site / "_downloads" / ARCHIVE) as archive:
         archive.extractall(unpacked)
     folder = unpacked / Path(ARCHIVE).stem
+    wheel = next(folder.glob("*.whl"))
     first = nbformat.read(folder / f"{chapters()[0]}.ipynb", as_version=4)
     install = nbformat.v4.new_notebook(
         metadata=first.metadata,
@@ -617,37 +640,62 @@ def offline(site, tmp_path_factory) -> dict:
             first.cells[0],
         ],
     )
+    failing = nbformat.v4.new_notebook(metadata=first.metadata, cells=[first.cells[0]])
+
+    def empty(prefix: str) -> Path:
+        return Path(tempfile.mkdtemp(prefix=f"{prefix}-", dir=tmp_path_factory.getbasetemp()))
 
     async def run_all() -> dict:
-        results = {"install": await kernel.run(with_probe(install), folder, "install")}
+        results = {
+            "failing": await kernel.run(failing, empty("no-wheel"), "failing", allow_errors=True),
+            "install": await kernel.run(
+                with_probe(install), empty("elsewhere"), "install", path=folder / "first.ipynb"
+            ),
+        }
         slots = asyncio.Semaphore(os.cpu_count() or 1)
 
         async def one(name: str):
             async with slots:
                 start = time.perf_counter()
-                notebook = nbformat.read(folder / f"{name}.ipynb", as_version=4)
-                empty = Path(
-                    tempfile.mkdtemp(prefix=f"{name}-", dir=tmp_path_factory.getbasetemp())
-                )
+                alone = empty(name)
+                shutil.copy(folder / f"{name}.ipynb", alone)
+                shutil.copy(wheel, alone)
+                notebook = nbformat.read(alone / f"{name}.ipynb", as_version=4)
                 try:
-                    ran = await kernel.run(with_probe(notebook), empty, name)
+                    ran = await kernel.run(with_probe(notebook), alone, name)
                 except Exception as error:  # reported by that chapter's test
                     ran = error
-                return name, (ran, time.perf_counter() - start, empty)
+                return name, (ran, time.perf_counter() - start, alone)
 
         results.update(await asyncio.gather(*(one(name) for name in chapters())))
         return results
 
     results = asyncio.run(run_all())
-    results["kernel"] = kernel
+    results["kernel"], results["folder"] = kernel, folder
     return results
 
 
 @pytest.mark.slow
-def test_setup_cell_installs_the_archive_wheel_offline(offline):
+def test_setup_cell_offline_without_the_wheel_says_what_to_do(offline):
+    (error,) = [o for o in offline["failing"].cells[0].outputs if o.output_type == "error"]
+    assert error.ename == "RuntimeError"
+    first, second = error.evalue.split("\n")
+    assert re.match(r"This notebook needs Python >= 3\.\d+ \(this is 3\.\d+\.\d+\) and ", first)
+    assert re.fullmatch(
+        rf"Put executable_transformer-\S+\.whl beside this notebook, or use the zip of all "
+        rf"notebooks: {re.escape(CONF['BOOK_URL'])}_downloads/{ARCHIVE}",
+        second,
+    )
+
+
+@pytest.mark.slow
+def test_setup_cell_installs_the_wheel_beside_the_notebook_from_another_folder(offline):
     kernel, install = offline["kernel"], offline["install"]
     before = install.cells[0].outputs[0].text.strip()
     assert before == "None", f"transformer was importable before the set-up cell: {before}"
+    printed = "".join(o.get("text", "") for o in install.cells[1].outputs).strip()
+    wheel = Path(printed.removeprefix("pip install "))
+    assert wheel.parent == offline["folder"], printed  # the notebook's folder, not the kernel's
     path, network = probe_result(install)
     assert network == "none", f"the kernel reached the network ({kernel.isolation})"
     assert path.resolve().is_relative_to(kernel.site_packages.resolve()), path
@@ -751,3 +799,4 @@ def test_notebook_runs_offline_from_the_wheel_and_prints_the_page_numbers(site, 
     assert_same_outputs(
         PageOutputs((site / f"{name}.html").read_text()).cells, notebook_outputs(ran)
     )
+

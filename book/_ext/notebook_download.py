@@ -1,71 +1,136 @@
-"""Offer every chapter as a stand-alone notebook, and all of them as one archive.
+"""Offer every chapter as a stand-alone notebook, with the package's wheel, a zip and Colab.
 
-At the end of an HTML build this extension
+At the end of an HTML build (in the main process, so safe with ``-j``) this
+writes the wheel to ``_downloads/``, each chapter's notebook (``doctree_notebook``
+cells behind ``standalone_notebook``'s set-up cell) to ``<build>/notebooks/``
+and ``_sources/``, and the zip of ``<build>/notebooks/`` with a
+``requirements.txt`` and a README whose recipe is the repository README's
+(between the ``notebook-recipe`` markers; ``book/index.md`` includes them too).
+:func:`cached_wheel` builds the wheel once per package state, keyed by the
+package fingerprint (``package_cache.package_hash``) and ``pyproject.toml``.
 
-1. builds the package's wheel (``notebook_archive.build_wheel``) and publishes
-   it as ``_downloads/<wheel>``, where the notebooks' set-up cell finds it;
-2. writes each chapter's stand-alone notebook (``standalone_notebook``) to
-   ``<build>/notebooks/<page>.ipynb`` and to ``_sources/<page>.ipynb``;
-3. adds the wheel, a ``requirements.txt`` and a ``README.md`` to
-   ``<build>/notebooks/`` and zips that folder into
-   ``_downloads/executable-transformer-notebooks.zip``.
-
-A chapter is a page that myst-nb executed (``<build>/jupyter_execute/<page>.ipynb``).
-sphinx-book-theme lists a ``.ipynb`` download for a MyST-markdown page only
-when launch buttons are configured; without them, an ``html-page-context``
-hook sets the page's ``ipynb_source``, which the theme's download menu reads.
-
-Everything is written in the main process once all pages are written
-(``build-finished``), so the extension is safe for parallel builds.
-
-Configuration (``conf.py``):
-    notebook_book_url: address of the hosted book.
-    notebook_repository_url: address of the git repository.
+A chapter's download menu offers its notebook, the wheel and the zip (no page
+offers its MyST source, which does not run on its own); "Open in Colab" opens
+the notebook that ``.github/workflows/pages.yml`` pushes to the ``notebooks``
+branch. Configuration (``conf.py``): ``notebook_book_url``, ``notebook_repository_url``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import re
 import shutil
+import subprocess
+import sys
 import tempfile
+import tomllib
+import zipfile
 from pathlib import Path
+from urllib.parse import urlparse
 
 import nbformat
 from jupyter_cache import get_cache
 from sphinx.application import Sphinx
-from sphinx.config import Config
 from sphinx.errors import ConfigError
 from sphinx.util import logging
 
-from book_links import BookLinks, title_markdown
-from notebook_archive import (
-    archive_readme,
-    archive_requirements,
-    build_wheel,
-    partial_file,
-    write_archive,
-)
+from doctree_notebook import doctree_cells
+from package_cache import package_hash
 from standalone_notebook import setup_cell_source, standalone_notebook
 
 logger = logging.getLogger(__name__)
 
-EXECUTED_FOLDER = "jupyter_execute"
-NOTEBOOK_FOLDER = "notebooks"
 ARCHIVE = "executable-transformer-notebooks.zip"
+NOTEBOOK_BRANCH = "notebooks"
+RECIPE = ("<!-- notebook-recipe: start -->", "<!-- notebook-recipe: end -->")
+KEEP_STATES = 4  # wheels of the newest package states
+PIP_WHEEL = ("-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+             "--disable-pip-version-check", "--quiet")
+
+
+def cached_wheel(root: Path, package: Path, cache: Path) -> Path:
+    """Return the wheel of the project at ``root`` (with ``pyproject.toml``, ``README.md``
+    and ``package``) in its current state from ``cache``, building it there if it is new.
+
+    Raises:
+        RuntimeError: If pip cannot build the wheel.
+    """
+    pyproject = hashlib.sha256((root / "pyproject.toml").read_bytes()).hexdigest()
+    folder = cache / f"{package_hash(package)[:16]}-{pyproject[:8]}"
+    if not folder.is_dir():
+        cache.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=cache, prefix=".build-") as tmp:
+            source, dist = Path(tmp, "project"), Path(tmp, "dist")
+            shutil.copytree(package, source / package.relative_to(root),
+                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            for name in ("pyproject.toml", "README.md"):
+                shutil.copyfile(root / name, source / name)
+            command = [sys.executable, *PIP_WHEEL, "--wheel-dir", str(dist), str(source)]
+            result = subprocess.run(command, capture_output=True, text=True)
+            if result.returncode != 0 or len(list(dist.glob("*.whl"))) != 1:
+                raise RuntimeError(f"pip wheel failed (is setuptools installed?):\n{result.stderr}")
+            try:
+                dist.rename(folder)
+            except OSError:  # a concurrent build at the same state was first
+                pass
+    os.utime(folder)
+    states = [p for p in cache.iterdir() if not p.name.startswith(".")]  # not builds under way
+    for old in sorted(states, key=lambda p: p.stat().st_mtime)[:-KEEP_STATES]:
+        shutil.rmtree(old, ignore_errors=True)
+    return next(folder.glob("*.whl"))
+
+
+def requires_python(root: Path) -> tuple[int, int]:
+    """Return the oldest Python the project supports (``requires-python = ">=X.Y"``)."""
+    spec = tomllib.loads((root / "pyproject.toml").read_text())["project"]["requires-python"]
+    major, minor = re.search(r">=\s*(\d+)\.(\d+)", spec).groups()
+    return int(major), int(minor)
+
+
+def archive_requirements(root: Path, wheel: str) -> str:
+    """Return the archive's ``requirements.txt``: the package's dependencies, pinned as in
+    the project's ``requirements.txt`` (the versions that computed the outputs), Jupyter's
+    kernel and the wheel."""
+    def name(line: str) -> str:
+        return re.sub(r"[-_.]+", "-", re.match(r"\s*([\w.-]*)", line)[1]).lower()
+
+    pinned = {name(line): line.split("#")[0].strip()
+              for line in (root / "requirements.txt").read_text().splitlines()
+              if line.strip() and not line.lstrip().startswith(("#", "-"))}
+    wanted = tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
+    lines = [pinned.get(name(r), r) for r in [*wanted, "ipykernel"]]
+    return "# What the notebooks need; README.md says how to install it.\n" + "\n".join(
+        [*lines, f"./{wheel}", ""]
+    )
+
+
+def write_archive(folder: Path, target: Path) -> None:
+    """Zip ``folder`` into ``target``, under a top folder named like the zip."""
+    partial = target.with_name(f".{target.name}-{os.getpid()}")
+    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                archive.write(path, Path(target.stem) / path.relative_to(folder))
+    partial.replace(target)
+
+
+def place(source: Path, target: Path) -> None:
+    """Copy ``source`` to ``target`` through a new file, so that no reader sees half of it."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f".{target.name}-{os.getpid()}")
+    shutil.copyfile(source, partial)
+    partial.replace(target)
 
 
 def executed_notebook(app: Sphinx, docname: str) -> Path:
     """Return where myst-nb writes the executed notebook of a page."""
-    return Path(app.outdir).parent / EXECUTED_FOLDER / f"{docname}.ipynb"
+    return Path(app.outdir).parent / "jupyter_execute" / f"{docname}.ipynb"
 
 
 def executed_outputs(app: Sphinx, docname: str) -> nbformat.NotebookNode:
-    """Return the executed notebook of a page, with its outputs.
-
-    In cache mode myst-nb writes ``jupyter_execute/<page>.ipynb`` without
-    outputs when they came from the cache (it writes the notebook it read,
-    not the one it merged the cached outputs into), so take them from
-    jupyter-cache, as the page did.
-    """
+    """Return the executed notebook of a page with the page's outputs (in cache mode,
+    myst-nb writes it without those that came from jupyter-cache, so take them there)."""
     written = nbformat.read(executed_notebook(app, docname), as_version=4)
     if app.config.nb_execution_mode != "cache":
         return written
@@ -77,121 +142,134 @@ def executed_outputs(app: Sphinx, docname: str) -> nbformat.NotebookNode:
 
 def chapters(app: Sphinx) -> list[str]:
     """Return the pages that are notebooks (myst-nb executed them), in reading order."""
-    order = {doc: i for i, doc in enumerate(app.env.toctree_includes.get(app.config.root_doc, []))}
-    found = [doc for doc in app.env.found_docs if executed_notebook(app, doc).is_file()]
-    return sorted(found, key=lambda doc: (order.get(doc, len(order)), doc))
+    order = [*app.env.toctree_includes.get(app.config.root_doc, []), *sorted(app.env.found_docs)]
+    return sorted({doc for doc in order if executed_notebook(app, doc).is_file()}, key=order.index)
 
 
-def _on_page_context(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
-    if doctree is not None and executed_notebook(app, pagename).is_file():
-        context["ipynb_source"] = f"{pagename}.ipynb"
+def colab_url(repository_url: str, docname: str) -> str | None:
+    """Return the Colab address of a chapter's published notebook (None off GitHub)."""
+    url = urlparse(repository_url)
+    repository = url.path.strip("/").removesuffix(".git")
+    if url.netloc != "github.com" or repository.count("/") != 1:
+        return None
+    return f"https://colab.research.google.com/github/{repository}/blob/{NOTEBOOK_BRANCH}/{docname}.ipynb"
 
 
-def _put(source: Path, target: Path) -> None:
-    """Copy a file into place so that no reader sees half of it."""
-    partial = partial_file(target)
-    shutil.copyfile(source, partial)
-    partial.replace(target)
+def built_from(root: Path, repository_url: str) -> str | None:
+    """Return ``git+<repository>@<tag or commit>`` of the checkout at ``root``, if it is one."""
+    for command in (["describe", "--tags", "--exact-match"], ["rev-parse", "HEAD"]):
+        result = subprocess.run(["git", *command], cwd=root, capture_output=True, text=True)
+        if result.returncode == 0:
+            return f"git+{repository_url}@{result.stdout.strip()}"
+    return None
 
 
-def _replace_folder(new: Path, folder: Path) -> None:
-    """Put the folder ``new`` in the place of ``folder``, even if another build races us."""
-    old = new.with_name(f"{new.name}-old")
-    for _ in range(5):
-        try:
-            if folder.exists():
-                folder.rename(old)
-            new.rename(folder)
-            break
-        except OSError:  # another build swapped its folder in meanwhile
-            continue
-    shutil.rmtree(old, ignore_errors=True)
-    shutil.rmtree(new, ignore_errors=True)
+def recipe(readme: Path) -> str:
+    """Return the lines of ``readme`` between the notebook-recipe markers."""
+    text = readme.read_text()
+    if not all(marker in text for marker in RECIPE):
+        raise ConfigError(f"{readme.name} lost its markers {RECIPE}")
+    return text.split(RECIPE[0], 1)[1].split(RECIPE[1], 1)[0].strip()
 
 
-def _stage(app: Sphinx, staging: Path) -> list[tuple[str, str]]:
-    """Write the wheel, the notebooks, requirements and README into ``staging``.
+def _on_builder_inited(app: Sphinx) -> None:
+    for name in ("notebook_book_url", "notebook_repository_url"):
+        if not app.config[name].startswith("https://"):
+            raise ConfigError(f"{name} must be an https:// address (set it in conf.py)")
+    if app.builder.format == "html":
+        root, cache = Path(app.confdir), Path(app.outdir).parent / ".wheel_cache"
+        app.notebook_wheel = cached_wheel(root, root / app.config.package_cache_watch, cache)
 
-    Returns the ``(notebook, title)`` of every chapter written.
-    """
-    config = app.config
-    wheel = build_wheel(Path(app.confdir), staging, skip=(Path(app.outdir).parent,))
+
+def _on_page_context(app: Sphinx, pagename: str, templatename: str, context, doctree) -> None:
+    """Give a chapter's download menu its notebook, the wheel and the zip; add Colab."""
+    chapter = doctree is not None and executed_notebook(app, pagename).is_file()
+    pathto, buttons = context["pathto"], context.get("header_buttons", [])
+
+    def link(path: str, text: str, icon: str, tooltip: str) -> dict:
+        url = path if "://" in path else pathto(path, 1)
+        return {"type": "link", "url": url, "text": text, "icon": icon, "tooltip": tooltip,
+                "label": f"{text.strip('.').split()[-1].lower()}-button"}
+
+    for group in buttons:
+        if group.get("label") == "download-buttons":
+            group["buttons"] = [b for b in group["buttons"] if "pdf" in b["label"]]
+            group["buttons"][:0] = [
+                link(f"_sources/{pagename}.ipynb", ".ipynb", "fas fa-code", "This notebook"),
+                link(f"_downloads/{app.notebook_wheel.name}", ".whl", "fas fa-box",
+                     "The package (put it beside the notebook)"),
+                link(f"_downloads/{ARCHIVE}", ".zip", "fas fa-file-zipper", "Every notebook"),
+            ] if chapter else []
+    colab = colab_url(app.config.notebook_repository_url, pagename)
+    if chapter and colab:
+        button = link(colab, "Open in Colab", "_static/images/logo_colab.png", "Run it in Colab")
+        buttons.insert(0, {"type": "group", "tooltip": "Run this chapter", "icon": "fas fa-rocket",
+                           "buttons": [button], "label": "launch-buttons"})
+
+
+def _stage(app: Sphinx, staging: Path) -> list[str]:
+    """Write the notebooks, the wheel, requirements and README into ``staging``."""
+    config, env, root = app.config, app.env, Path(app.confdir)
+    book_url = config.notebook_book_url.rstrip("/") + "/"
+    wheel = Path(shutil.copy(app.notebook_wheel, staging)).name
+    python = requires_python(root)
     setup = setup_cell_source(
-        book_url=config.notebook_book_url,
-        repository_url=config.notebook_repository_url,
-        wheel=wheel.name,
+        wheel=wheel, python=python, zip_url=f"{book_url}_downloads/{ARCHIVE}",
+        fallback=built_from(root, config.notebook_repository_url),
     )
     listing = []
     for docname in chapters(app):
-        links = BookLinks(app, docname, config.notebook_book_url)
-        try:
-            notebook = standalone_notebook(
-                Path(app.env.doc2path(docname)), executed_outputs(app, docname), links, setup
-            )
-        except ValueError as error:
-            logger.warning("notebook: %s", error, location=docname, type="notebook")
-            continue
-        path = staging / f"{docname}.ipynb"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(notebook, path)
-        listing.append((f"{docname}.ipynb", title_markdown(app.env.titles[docname])))
-    (staging / "requirements.txt").write_text(
-        archive_requirements(wheel, Path(app.confdir) / "requirements.txt")
-    )
+        executed = executed_outputs(app, docname)
+        cells = doctree_cells(
+            env.get_and_resolve_doctree(docname, app.builder), executed,
+            page_url=f"{book_url}{docname}.html", fignumbers=env.toc_fignumbers.get(docname, {}),
+            warn=lambda text, doc=docname: logger.warning(f"notebook: {text}", location=doc))
+        nbformat.write(standalone_notebook(cells, executed, setup), staging / f"{docname}.ipynb")
+        listing.append(f"- `{docname}.ipynb`: {env.titles[docname].astext()}")
+    (staging / "requirements.txt").write_text(archive_requirements(root, wheel))
     (staging / "README.md").write_text(
-        archive_readme(
-            title=config.project,
-            book_url=config.notebook_book_url,
-            repository_url=config.notebook_repository_url,
-            chapters=listing,
-            wheel=wheel.name,
-        )
+        f"# {config.project}: the notebooks\n\nEvery chapter of [{config.project}]({book_url})"
+        " as a Jupyter notebook, with the outputs\ncomputed when the book was built, and the"
+        f" package the chapters import.\n\n## Run them\n\nWith Python {python[0]}.{python[1]}"
+        f" or newer, in this folder:\n\n{recipe(root / 'README.md')}\n\n## Contents\n\n"
+        + "\n".join([*listing, f"- `{wheel}`: the `transformer` package",
+                     "- `requirements.txt`: what the notebooks import"])
+        + f"\n\nThe source of the book and of the package: {config.notebook_repository_url}\n"
     )
-    return listing
-
-
-def _publish(app: Sphinx) -> None:
-    outdir, build = Path(app.outdir), Path(app.outdir).parent
-    # Everything is written to a new folder first: another build (make chapter,
-    # a second make html) may be publishing into the same build folder.
-    staging = Path(tempfile.mkdtemp(dir=build, prefix=f".{NOTEBOOK_FOLDER}-"))
-    staging.chmod(0o755)
-    try:
-        listing = _stage(app, staging)
-        for name, _ in listing:
-            _put(staging / name, outdir / "_sources" / name)
-        downloads = outdir / "_downloads"
-        for wheel in staging.glob("*.whl"):
-            _put(wheel, downloads / wheel.name)
-            for old in downloads.glob("*.whl"):
-                if old.name != wheel.name:
-                    old.unlink(missing_ok=True)
-        write_archive(staging, downloads / ARCHIVE)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    _replace_folder(staging, build / NOTEBOOK_FOLDER)
-    logger.info(
-        "notebooks: %d chapters in %s/ and _downloads/%s", len(listing), NOTEBOOK_FOLDER, ARCHIVE
-    )
-
-
-def _on_config_inited(app: Sphinx, config: Config) -> None:
-    for name in ("notebook_book_url", "notebook_repository_url"):
-        if not config[name].startswith("https://"):
-            raise ConfigError(f"{name} must be an https:// address (set it in conf.py)")
+    return [line.split("`")[1] for line in listing]
 
 
 def _on_build_finished(app: Sphinx, exception: Exception | None) -> None:
-    if exception is None and app.builder.format == "html":
-        _publish(app)
+    if exception is not None or app.builder.format != "html":
+        return
+    outdir, build = Path(app.outdir), Path(app.outdir).parent
+    # Staged in a new folder: another build may be publishing into this build folder.
+    staging = Path(tempfile.mkdtemp(dir=build, prefix=".notebooks-"))
+    try:
+        staging.chmod(0o755)
+        names = _stage(app, staging)
+        for name in names:
+            place(staging / name, outdir / "_sources" / name)
+        wheel = app.notebook_wheel
+        place(wheel, outdir / "_downloads" / wheel.name)
+        for old in (outdir / "_downloads").glob("*.whl"):
+            old.unlink(missing_ok=True) if old.name != wheel.name else None
+        write_archive(staging, outdir / "_downloads" / ARCHIVE)
+        shutil.rmtree(build / "notebooks", ignore_errors=True)
+        try:
+            staging.rename(build / "notebooks")
+        except OSError:  # another build swapped its notebooks in meanwhile: keep those
+            pass
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    logger.info("notebooks: %d chapters in notebooks/ and _downloads/%s", len(names), ARCHIVE)
 
 
 def setup(app: Sphinx) -> dict:
     app.add_config_value("notebook_book_url", "", "html", str)
     app.add_config_value("notebook_repository_url", "", "html", str)
-    # Before sphinx-book-theme builds its header buttons (priority 501).
-    app.connect("config-inited", _on_config_inited)
-    app.connect("html-page-context", _on_page_context, priority=450)
+    app.connect("builder-inited", _on_builder_inited)
+    app.connect("html-page-context", _on_page_context, priority=502)  # after the theme's 501
     app.connect("build-finished", _on_build_finished)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+    # A new env_version re-reads (and so re-writes) every page: all get the new buttons.
+    return {"env_version": 2, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,130 +1,105 @@
-"""Build a chapter's stand-alone notebook, one that runs in plain Jupyter and Colab.
+"""A chapter as a stand-alone notebook: a set-up cell, then the page's cells.
 
-The notebook is jupytext's reading of the chapter's source, with
-
-* a first code cell that installs the ``transformer`` package when it is not
-  importable (:func:`setup_cell_source`);
-* its Markdown cells rewritten by :class:`myst_markdown.MarkdownConverter`;
-* the outputs of the notebook myst-nb executed for the page, so the download
-  shows what the page shows;
-* the page's display tags (``hide-input``, ...) also written as the
-  ``jupyter`` cell metadata that JupyterLab and Notebook 7 act on;
-* deterministic cell ids and no metadata that could name a folder of the
-  machine that built it.
+The set-up cell installs the book's package unless the version the notebook
+was built with is installed. It looks for the wheel in the notebook's folder
+(VS Code sets ``__vsc_ipynb_file__`` in the kernel, Jupyter Server sets
+``JPY_SESSION_NAME`` to the notebook's path, relative to the server's folder
+in some versions), then in the working folder (where Jupyter starts a kernel:
+the notebook's folder, which covers those versions), else installs the
+repository at the tag or commit the book was built from. torch comes from
+PyTorch's CPU wheel index unless ``TORCH_INDEX_URL`` names another. If nothing
+installs, a two-line error gives the Python version needed, then "put the
+wheel beside this notebook, or use the zip".
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
-from pathlib import Path
 
-import jupytext
 import nbformat
 
-from myst_markdown import MarkdownConverter, Resolver
-
-KEEP_NOTEBOOK_METADATA = ("kernelspec", "language_info", "jupytext")
-HIDDEN_BY_TAG = {
-    "hide-input": ("source_hidden",),
-    "remove-input": ("source_hidden",),
-    "hide-output": ("outputs_hidden",),
-    "remove-output": ("outputs_hidden",),
-    "hide-cell": ("source_hidden", "outputs_hidden"),
-    "remove-cell": ("source_hidden", "outputs_hidden"),
-}
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+# The tags hide-input, remove-output, ... as the metadata that collapses a cell in JupyterLab.
+HIDDEN = {"input": ["source_hidden"], "output": ["outputs_hidden"],
+          "cell": ["source_hidden", "outputs_hidden"]}
 
 SETUP_TEMPLATE = """\
-# Set-up: install this book's `transformer` package unless it is already importable.
-import glob, importlib.util, subprocess, sys
+# Set-up: install this book's package, {distribution_text} {version_text}, unless it is installed.
+# pip takes the wheel from this notebook's folder or the working folder, else the
+# repository at the commit the book was built from; torch is CPU-only unless the
+# environment variable TORCH_INDEX_URL names another index ("" for pip's default).
+import importlib, importlib.metadata as metadata, os, pathlib, subprocess, sys
 
-if importlib.util.find_spec("transformer") is None:
-    book = {book_url}
-    sources = [
-        *glob.glob({wheel_glob}),  # beside this notebook (the book's zip)
-        book + {wheel_path},  # the book's site
-        {git_url},  # the repository
-    ]
-    pip = [sys.executable, "-m", "pip", "install", "--quiet"]
-    if not any(subprocess.run(pip + [source]).returncode == 0 for source in sources):
-        raise RuntimeError(f"Could not install transformer; see {{book}}")
+version, wheel = {version}, {wheel}
+repository = {fallback}
+archive = {zip_url}
+try:
+    installed = metadata.version({distribution})
+except metadata.PackageNotFoundError:
+    installed = None
+if installed != version:
+    notebook = globals().get("__vsc_ipynb_file__") or os.environ.get("JPY_SESSION_NAME", "")
+    folders = [pathlib.Path(notebook).parent.resolve(), pathlib.Path.cwd()]
+    sources = [str(f / wheel) for f in folders if (f / wheel).is_file()][:1]
+    sources += [repository] * bool(repository)
+    index = os.environ.get("TORCH_INDEX_URL", {index})
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--retries", "1"]
+    pip += ["--extra-index-url", index] * bool(index)
+    for source in sources if sys.version_info >= {python} else []:
+        print("pip install", source)
+        if subprocess.run(pip + [source], capture_output=True).returncode == 0:
+            break
+    else:
+        raise RuntimeError(
+            f"This notebook needs Python >= {python_text} (this is {{sys.version.split()[0]}}) and "
+            f"{distribution_text} {{version}}, which pip could not install.\\n"
+            f"Put {{wheel}} beside this notebook, or use the zip of all notebooks: {{archive}}"
+        )
     importlib.invalidate_caches()"""
 
 
-def setup_cell_source(*, book_url: str, repository_url: str, wheel: str) -> str:
-    """Return the set-up cell: pip-install the wheel (local, then the site's) or the repository.
+def setup_cell_source(
+    *, wheel: str, python: tuple[int, int], fallback: str | None, zip_url: str
+) -> str:
+    """Return the set-up cell's source.
 
     Args:
-        book_url: Address of the hosted book; the wheel is at ``_downloads/<wheel>``.
-        repository_url: Address of the git repository, for ``pip install git+...``.
-        wheel: File name of the package's wheel.
+        wheel: File name of the package's wheel (``<distribution>-<version>-...whl``).
+        python: Oldest Python the package supports, as ``(major, minor)``.
+        fallback: What pip installs without the wheel (``git+<repository>@<commit>``),
+            or None.
+        zip_url: Address of the zip of all notebooks.
     """
-    distribution = wheel.split("-", 1)[0]
-    book_url = book_url.rstrip("/") + "/"
+    distribution, version = wheel.split("-")[:2]
+    values = dict(distribution=distribution.replace("_", "-"), version=version, wheel=wheel,
+                  zip_url=zip_url, fallback=fallback or "", index=CPU_INDEX)
     return SETUP_TEMPLATE.format(
-        wheel_glob=json.dumps(f"{distribution}-*.whl"),
-        wheel_path=json.dumps(f"_downloads/{wheel}"),
-        git_url=json.dumps(f"git+{repository_url}"),
-        book_url=json.dumps(book_url),
+        **{key: json.dumps(value) for key, value in values.items()},
+        **{f"{key}_text": value for key, value in values.items()},
+        python=tuple(python),
+        python_text=".".join(map(str, python)),
     )
-
-
-def merge_outputs(notebook: nbformat.NotebookNode, executed: nbformat.NotebookNode) -> None:
-    """Copy outputs and execution counts from ``executed`` into ``notebook``'s code cells.
-
-    Raises:
-        ValueError: If the two notebooks do not have the same code cells.
-    """
-    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
-    ran = [cell for cell in executed.cells if cell.cell_type == "code"]
-    if [c.source for c in code] != [c.source for c in ran]:
-        raise ValueError("the executed notebook's code cells differ from the chapter's")
-    for cell, done in zip(code, ran):
-        cell.outputs = done.outputs
-        cell.execution_count = done.get("execution_count")
-
-
-def show_tags_to_jupyter(cell: nbformat.NotebookNode) -> None:
-    """Add the ``jupyter`` metadata (collapsed input/output) that a display tag asks for."""
-    for tag in cell.metadata.get("tags", []):
-        for key in HIDDEN_BY_TAG.get(tag, ()):
-            cell.metadata.setdefault("jupyter", {})[key] = True
 
 
 def standalone_notebook(
-    source: Path, executed: nbformat.NotebookNode, resolver: Resolver, setup: str
+    cells: list[nbformat.NotebookNode], executed: nbformat.NotebookNode, setup: str
 ) -> nbformat.NotebookNode:
-    """Return the chapter at ``source`` as a stand-alone notebook.
+    """Return a valid notebook of ``setup``'s cell followed by copies of ``cells``.
 
-    Args:
-        source: The chapter (a MyST-markdown notebook, or any format jupytext reads).
-        executed: The notebook myst-nb executed for the chapter's page.
-        resolver: Answers the chapter's references (see ``book_links.BookLinks``).
-        setup: Source of the set-up cell placed first.
+    Cell ids are derived from the content; timings, and notebook metadata other
+    than the kernel's (which could name a machine), are dropped.
     """
-    notebook = jupytext.read(source)
-    merge_outputs(notebook, executed)
-    converter = MarkdownConverter(resolver)
-    cells = [nbformat.v4.new_code_cell(setup)]
-    for cell in notebook.cells:
-        if cell.cell_type == "markdown":
-            cell.source, attachments = converter.convert(cell.source)
-            if not cell.source:
-                continue
-            if attachments:
-                cell.attachments = attachments
-        elif cell.cell_type == "code":
-            cell.metadata.pop("execution", None)
-            show_tags_to_jupyter(cell)
-        cells.append(cell)
-    converter.finish()
-    for index, cell in enumerate(cells):
+    metadata = {k: v for k, v in executed.metadata.items() if k in ("kernelspec", "language_info")}
+    notebook = nbformat.v4.new_notebook(metadata=metadata)
+    notebook.cells = [nbformat.v4.new_code_cell(setup), *copy.deepcopy(cells)]
+    for index, cell in enumerate(notebook.cells):
+        cell.metadata.pop("execution", None)
+        for tag in cell.metadata.get("tags", []):
+            hides, _, what = tag.partition("-")
+            for key in HIDDEN.get(what, []) if hides in ("hide", "remove") else []:
+                cell.metadata.setdefault("jupyter", {})[key] = True
         cell.id = hashlib.sha1(f"{index}\0{cell.source}".encode()).hexdigest()[:8]
-    notebook.cells = cells
-    metadata = {**executed.metadata, **notebook.metadata}
-    notebook.metadata = nbformat.NotebookNode(
-        {key: metadata[key] for key in KEEP_NOTEBOOK_METADATA if key in metadata}
-    )
-    notebook.nbformat, notebook.nbformat_minor = 4, max(notebook.nbformat_minor, 5)
     nbformat.validate(notebook)
     return notebook

@@ -1,0 +1,197 @@
+"""Write a chapter as notebook cells, from the doctree Sphinx resolved for its page.
+
+:func:`doctree_cells` walks the page once. A code cell (myst-nb's
+``cell_code`` container) becomes the executed notebook's cell of that index,
+so source, tags and outputs are the page's. Everything between two code cells,
+or up to a new section, becomes one Markdown cell: math stays TeX in ``$`` or
+``$$``, the code a ``literalinclude`` read is a fenced block, admonitions and
+exercises are block quotes under a bold title, a solution's code cells sit
+between "Solution to Exercise N" and "End of the solution", and references
+link to the hosted book. A node without a rendering here is reported through
+``warn`` (failing the strict build) and written as plain text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from urllib.parse import urljoin
+
+import nbformat
+from docutils import nodes
+from sphinx import addnodes
+from sphinx_exercise.nodes import exercise_enumerable_node, solution_node
+
+DROPPED = (nodes.target, nodes.comment, nodes.substitution_definition, nodes.system_message,
+           addnodes.index, addnodes.toctree)
+TRANSPARENT = (nodes.inline, nodes.abbreviation, nodes.generated, addnodes.pending_xref,
+               nodes.paragraph, nodes.title, nodes.term, nodes.caption)
+BLOCKS = (nodes.container, nodes.compound, nodes.section, nodes.legend, nodes.entry,
+          nodes.list_item, nodes.definition)
+ESCAPED = re.compile(r"([\\`*_\[\]<$])")  # what Markdown would read as markup
+
+
+def _titled(node: nodes.Node) -> bool:
+    return bool(node.children) and isinstance(node[0], nodes.title)
+
+
+def _is_code_cell(node: nodes.Node) -> bool:
+    return isinstance(node, nodes.container) and node.get("nb_element") == "cell_code"
+
+
+def _ticks(text: str, least: int) -> str:
+    return "`" * max(least, 1 + max(map(len, re.findall("`+", text)), default=0))
+
+
+def _prefix(text: str, first: str, rest: str) -> str:
+    lines = text.split("\n")
+    return "\n".join([first + lines[0], *((rest + line).rstrip() for line in lines[1:])])
+
+
+class _Writer:
+    def __init__(self, page_url: str, fignumbers: dict, warn: Callable[[str], None]) -> None:
+        self.page_url, self.fignumbers, self.warn = page_url, fignumbers, warn
+        self.cells: list[str | int] = []  # Markdown, or the index of an executed code cell
+        self.pending: list[str] = []
+
+    def flush(self) -> None:
+        text = "\n\n".join(filter(None, self.pending)).strip("\n")
+        self.cells += [text] if text else []
+        self.pending = []
+
+    def walk(self, node: nodes.Node) -> None:
+        """Add a node: as Markdown, unless it is or holds code cells (or is a section)."""
+        if _is_code_cell(node):
+            self.flush()
+            self.cells.append(node["cell_index"])
+            return
+        if not isinstance(node, (nodes.section, nodes.document)) and not any(
+            map(_is_code_cell, node.findall(nodes.container))
+        ):
+            self.pending.append(self.block(node))
+            return
+        children, end = node.children, ""
+        if isinstance(node, nodes.section) and _titled(node):
+            self.flush()
+            self.pending.append(self.heading(node))
+            children = children[1:]
+        elif isinstance(node, nodes.Admonition) and _titled(node):
+            self.pending.append(f"**{self.title(node)}**")
+            if isinstance(node, solution_node):
+                self.pending[-1] += " (try the exercise first)"
+                end = f"*End of the solution to {node[0].astext().split(' to ', 1)[-1]}.*"
+            children = children[1:]
+        for child in children:
+            self.walk(child)
+        self.pending.append(end)
+
+    def blocks(self, children) -> str:
+        return "\n\n".join(filter(None, map(self.block, children)))
+
+    def block(self, node: nodes.Node) -> str:
+        if isinstance(node, DROPPED):
+            return ""
+        if isinstance(node, (nodes.paragraph, nodes.caption)):
+            return self.inline(node)
+        if isinstance(node, (nodes.title, nodes.rubric)):
+            return f"**{self.inline(node)}**"
+        if isinstance(node, nodes.literal_block):
+            ticks, code = _ticks(node.astext(), 3), node.astext().rstrip()
+            return f"{ticks}{node.get('language', '').replace('default', '')}\n{code}\n{ticks}"
+        if isinstance(node, nodes.math_block):
+            tag = f"\\tag{{{node['number']}}}\n" if node.get("number") else ""
+            return f"$$\n{node.astext().strip()}\n{tag}$$"
+        if isinstance(node, (nodes.bullet_list, nodes.enumerated_list)):
+            start, bullet = node.get("start", 1), isinstance(node, nodes.bullet_list)
+            marks = ["- " if bullet else f"{start + i}. " for i in range(len(node))]
+            return "\n".join(
+                _prefix(self.block(item), mark, " " * len(mark)) for mark, item in zip(marks, node)
+            )
+        if isinstance(node, nodes.definition_list):
+            return "\n".join(
+                _prefix(f"**{self.inline(item[0])}**: {self.block(item[-1])}", "- ", "  ")
+                for item in node
+            )
+        if isinstance(node, nodes.block_quote):
+            return _prefix(self.blocks(node), "> ", "> ")
+        if isinstance(node, nodes.Admonition):
+            body = self.blocks(node[1:] if _titled(node) else node)
+            return _prefix(f"**{self.title(node)}**\n\n{body}".strip(), "> ", "> ")
+        if isinstance(node, nodes.table):
+            rows = [[self.block(entry).replace("|", "\\|").replace("\n", " ") for entry in row]
+                    for row in node.findall(nodes.row)]
+            lines = [f"| {' | '.join(row)} |" for row in rows]
+            return "\n".join([lines[0], "|" + " --- |" * len(rows[0]), *lines[1:]])
+        if isinstance(node, BLOCKS):
+            return self.blocks(node)
+        self.warn(f"no notebook rendering for <{node.tagname}>")
+        return node.astext()
+
+    def heading(self, section: nodes.section) -> str:
+        level, node = 0, section
+        while node is not None:
+            level += isinstance(node, nodes.section) and _titled(node)
+            node = node.parent
+        return f"{'#' * min(level, 6)} {self.inline(section[0])}"
+
+    def title(self, node: nodes.Element) -> str:
+        """Return an admonition's title as the page shows it (exercises numbered)."""
+        text = self.inline(node[0]) if _titled(node) else ""
+        if isinstance(node, exercise_enumerable_node):
+            number = self.fignumbers.get("exercise", {}).get(node["ids"][0], ())
+            text = f"Exercise {'.'.join(map(str, number))}{text}"
+        return text or node.tagname.replace("_", " ").capitalize()
+
+    def inline(self, node: nodes.Node) -> str:
+        if isinstance(node, nodes.Text):
+            return ESCAPED.sub(r"\\\1", node.astext())
+        if isinstance(node, nodes.literal):
+            text = " ".join(node.astext().split())
+            pad = " " if text.startswith("`") or text.endswith("`") else ""
+            return f"{_ticks(text, 1)}{pad}{text}{pad}{_ticks(text, 1)}"
+        if isinstance(node, nodes.math):
+            return f"${node.astext()}$"
+        inner = "".join(map(self.inline, node.children))
+        text = inner.strip()
+        left, right = inner[: inner.index(text)] if text else inner, inner[len(inner.rstrip()) :]
+        if isinstance(node, nodes.emphasis):
+            return f"{left}*{text}*{right}"
+        if isinstance(node, nodes.strong):
+            return f"{left}**{text}**{right}"
+        if isinstance(node, nodes.reference):
+            url = urljoin(self.page_url, node.get("refuri") or "#" + node.get("refid", ""))
+            return f"{left}[{text}]({url}){right}"
+        if not isinstance(node, (*TRANSPARENT, nodes.target)):
+            self.warn(f"no notebook rendering for <{node.tagname}>")
+        return inner
+
+
+def doctree_cells(doctree: nodes.document, executed: nbformat.NotebookNode, *, page_url: str,
+                  fignumbers: dict, warn: Callable[[str], None]) -> list[nbformat.NotebookNode]:
+    """Return a chapter's notebook cells: Markdown from its doctree, code cells as executed.
+
+    Args:
+        doctree: The chapter's resolved doctree (``env.get_and_resolve_doctree``).
+        executed: The notebook myst-nb executed for the page, with its outputs.
+        page_url: Address of the chapter on the hosted book; links resolve from it.
+        fignumbers: The chapter's figure numbers (``env.toc_fignumbers[docname]``).
+        warn: Called with a message for each node that has no rendering.
+
+    Raises:
+        ValueError: If a code cell of the page is not a code cell of ``executed``.
+    """
+    writer = _Writer(page_url, fignumbers, warn)
+    writer.walk(doctree)
+    writer.flush()
+    code = [i for i, cell in enumerate(executed.cells) if cell.cell_type == "code"]
+    cells, done = [], -1
+    for cell in writer.cells:
+        if isinstance(cell, str):
+            cells.append(nbformat.v4.new_markdown_cell(cell))
+            continue
+        if cell not in code or cell <= done:
+            raise ValueError(f"code cell {cell} of the page is not in the executed notebook")
+        # A cell the page removes (tag remove-cell) stays in the notebook, in its place.
+        cells += [executed.cells[i] for i in code if done < i <= cell]
+        done = cell
+    return cells + [executed.cells[i] for i in code if i > done]

@@ -1,0 +1,82 @@
+"""The pictures of the ideas (transformer.plot_ideas): each returns a figure with
+the panels and shapes it promises, computed from the tensors it is given."""
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import pytest
+import torch
+from matplotlib.figure import Figure
+
+from transformer import MultiHeadAttention
+from transformer.plot_ideas import (
+    head_split_figure,
+    qkv_one_token_figure,
+    split_heads_trace,
+)
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def test_qkv_one_token_figure_draws_vector_projections_scores_weights_output():
+    tokens = ["the", "cat", "sat", "down"]
+    x = torch.randn(4, 6)
+    w_q, w_k, w_v = (torch.randn(6, 3) for _ in range(3))
+    fig = qkv_one_token_figure(x, w_q, w_k, w_v, position=1, tokens=tokens)
+    assert isinstance(fig, Figure)
+    titles = [ax.get_title() for ax in fig.axes]
+    assert len(titles) == 7
+    for i, expected in enumerate(
+        ["x_1", "W_Q x_1", "W_K x_1", "W_V x_1", "scores", "softmax"]
+    ):
+        assert expected in titles[i], (i, titles[i])
+    assert "Σ_j a_j v_j" in titles[6]
+    weights = [bar.get_width() for bar in fig.axes[5].patches]
+    assert len(weights) == 4 and math.isclose(sum(weights), 1.0, rel_tol=1e-5)
+    q, k = x[1] @ w_q, x @ w_k
+    scores = [bar.get_width() for bar in fig.axes[4].patches]
+    assert torch.allclose(
+        torch.tensor(scores, dtype=x.dtype), k @ q / math.sqrt(3), atol=1e-5
+    )
+    assert [t.get_text() for t in fig.axes[4].get_yticklabels()][1] == "k_1 'cat'"
+
+
+def test_split_heads_trace_ends_in_the_output_of_multihead_attention():
+    mha = MultiHeadAttention(12, 3, bias=False).eval()
+    x = torch.randn(2, 5, 12)
+    ws = [m.weight.T for m in (mha.w_q, mha.w_k, mha.w_v, mha.w_o)]
+    stages = split_heads_trace(x, *ws, h=3)
+    assert stages["q"].shape == (2, 3, 5, 4)
+    assert stages["weights"].shape == (2, 3, 5, 5)
+    assert stages["concat"].shape == (2, 5, 12)
+    torch.testing.assert_close(stages["output"], mha(x, x, x))
+
+
+def test_head_split_figure_writes_every_shape_on_the_figure():
+    x = torch.randn(2, 5, 12)
+    ws = [torch.randn(12, 12) for _ in range(4)]
+    fig = head_split_figure(split_heads_trace(x, *ws, h=3))
+    assert isinstance(fig, Figure)
+    assert len(fig.axes) == 3 + 3 * 3
+    text = " ".join(ax.get_title() for ax in fig.axes)
+    for shape in [
+        "(B, L, d_model)\n= (2, 5, 12)",
+        "(B, h, L, d_k)\n= (2, 3, 5, 4)",
+        "(B, h, L, S)\n= (2, 3, 5, 5)",
+        "(B, L, h·d_k)\n= (2, 5, 12)",
+        "W_O",
+    ]:
+        assert shape in text, shape
+    assert [ax.get_ylabel() for ax in fig.axes if ax.get_ylabel()] == [
+        "head 0",
+        "head 1",
+        "head 2",
+    ]
