@@ -3,7 +3,7 @@
 The book trains one on its own chapters (the language-model chapter):
 :class:`CharCorpus` turns a string into a vocabulary of characters and a
 training and a validation stream of ids; :func:`train_lm` trains a
-:class:`~transformer.model.DecoderOnlyTransformer` to predict the next
+:class:`~transformer.decoder_only.DecoderOnlyTransformer` to predict the next
 character of random windows; :func:`bits_per_char` measures it.
 """
 

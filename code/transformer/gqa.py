@@ -46,10 +46,10 @@ class GroupedQueryAttention(nn.Module):
         rope: The rotary embedding, or ``None``.
         attn_weights: The weights of the latest call that asked for them
             (``need_weights=True`` or inside
-            :func:`~transformer.record_attention`), detached, ``(B, h, L, S)``;
+            :func:`~transformer.record.record_attention`), detached, ``(B, h, L, S)``;
             ``None`` after a call that did not.
         record_weights: Whether every call keeps its weights, as if
-            ``need_weights=True``; :func:`~transformer.record_attention` sets it.
+            ``need_weights=True``; :func:`~transformer.record.record_attention` sets it.
 
     Raises:
         TypeError: If a size is not an int.

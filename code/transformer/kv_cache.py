@@ -67,7 +67,7 @@ class LayerKVCache:
 class KVCache:
     """One :class:`LayerKVCache` per attention layer of a model.
 
-    Pass it to :meth:`~transformer.model.DecoderOnlyTransformer.forward` as
+    Pass it to :meth:`~transformer.decoder_only.DecoderOnlyTransformer.forward` as
     ``cache=``: each call then computes keys and values for the new tokens
     only, appends them, and attends over everything cached.
     :func:`~transformer.generate.generate` does this for you.

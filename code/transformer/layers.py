@@ -54,7 +54,7 @@ class EncoderLayer(nn.Module):
     Attributes:
         self_attn: The :class:`~transformer.multihead.MultiHeadAttention` (or
             :class:`~transformer.gqa.GroupedQueryAttention`); inside
-            :func:`~transformer.record_attention` its ``attn_weights`` hold the
+            :func:`~transformer.record.record_attention` its ``attn_weights`` hold the
             latest ``(B, h, L, L)`` weights.
         feed_forward: The feed-forward network.
         add_norm1: Residual and norm around the self-attention.

@@ -48,11 +48,11 @@ class MultiHeadAttention(nn.Module):
             ``d_model``.
         attn_weights: The attention weights of the latest ``forward`` call that
             asked for them (``need_weights=True``, or inside
-            :func:`~transformer.record_attention`), detached from the graph, of
+            :func:`~transformer.record.record_attention`), detached from the graph, of
             shape ``(B, h, L, S)``; ``None`` after a call that did not. In
             training they are the weights after dropout.
         record_weights: Whether every call keeps its weights, as if
-            ``need_weights=True``; :func:`~transformer.record_attention` sets it.
+            ``need_weights=True``; :func:`~transformer.record.record_attention` sets it.
 
     Raises:
         TypeError: If a size is not an int or ``dropout`` not a number.

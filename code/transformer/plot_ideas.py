@@ -177,7 +177,6 @@ def head_split_figure(stages: dict[str, torch.Tensor]) -> Figure:
     """
     B, L, d_model = stages["x"].shape
     h, d_k = stages["q"].shape[1], stages["q"].shape[-1]
-    top = float(stages["weights"][0].detach().max())
     fig = plt.figure(figsize=(12, 1.1 + 1.25 * h))
     grid = fig.add_gridspec(h, 6, width_ratios=[2, 1.2, 1.2, 1.2, 2, 2], wspace=0.45)
     wide = [
