@@ -6,8 +6,9 @@ import math
 
 import torch
 
-from ._checks import check_mask, check_positive_int, check_tensor, shape_str
+from ._checks import check_positive_int
 from ._contract import contract, entry
+from .attention import _check_attention
 
 
 @entry
@@ -114,35 +115,8 @@ def _check_tiled(
     is_causal: object,
     block_size: object,
 ) -> None:
-    """Check the arguments of :func:`tiled_attention`."""
-    check_tensor("query", query, min_ndim=2, expected="(..., L, d_k)")
-    check_tensor("key", key, min_ndim=2, expected="(..., S, d_k)")
-    check_tensor("value", value, min_ndim=2, expected="(..., S, d_v)")
+    """Check the arguments of :func:`tiled_attention`: those of the plain function."""
     check_positive_int("block_size", block_size)
-    dtypes = (query.dtype, key.dtype, value.dtype)
-    if not query.dtype.is_floating_point or len(set(dtypes)) > 1:
-        raise TypeError(
-            "query, key and value must be floating-point tensors of one dtype, got "
-            f"{query.dtype}, {key.dtype} and {value.dtype}"
-        )
-    if key.shape[-1] != query.shape[-1] or value.shape[-2] != key.shape[-2]:
-        raise ValueError(
-            "query (..., L, d_k), key (..., S, d_k) and value (..., S, d_v) do not "
-            f"fit: got {shape_str(query.shape)}, {shape_str(key.shape)} and "
-            f"{shape_str(value.shape)}"
-        )
-    try:
-        batch = torch.broadcast_shapes(
-            query.shape[:-2], key.shape[:-2], value.shape[:-2]
-        )
-    except RuntimeError:
-        raise ValueError(
-            "query, key and value must have broadcastable leading dimensions, got "
-            f"shapes {shape_str(query.shape)}, {shape_str(key.shape)}, "
-            f"{shape_str(value.shape)}"
-        ) from None
-    if mask is not None:
-        if is_causal:
-            raise ValueError("give either mask or is_causal=True, not both")
-        L, S = query.shape[-2], key.shape[-2]
-        check_mask("mask", mask, (*batch, L, S), "(..., L, S)")
+    if mask is not None and is_causal:
+        raise ValueError("give either mask or is_causal=True, not both")
+    _check_attention(query, key, value, mask, 0.0)
