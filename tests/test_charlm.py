@@ -72,3 +72,23 @@ def test_char_lm_rejects_bad_input():
     )
     with pytest.raises(ValueError, match="vocab_size"):
         train_lm(model, corpus, steps=1)
+
+
+def test_the_wheel_lists_every_subpackage_and_the_chapters():
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    setuptools = tomllib.loads((root / "pyproject.toml").read_text())["tool"][
+        "setuptools"
+    ]
+    package = root / "code" / "transformer"
+    subpackages = {
+        "transformer." + ".".join(p.parent.relative_to(package).parts)
+        for p in package.rglob("__init__.py")
+        if p.parent != package
+    }
+    assert subpackages | {"transformer", "transformer.chapters"} == set(
+        setuptools["packages"]
+    )
+    assert setuptools["package-dir"]["transformer.chapters"] == "book"

@@ -104,7 +104,7 @@ class DecoderOnlyTransformer(nn.Module):
         T, L = (0 if cache is None else cache.length), x.shape[1]
         if mask is None and T == 0:
             mask = causal_mask(L, device=x.device)  # (L, L)
-        elif mask is None:  # the new queries see the whole cache and their own past
+        elif mask is None and L > 1:  # new queries see the cache and their own past
             mask = torch.ones(L, T + L, dtype=torch.bool, device=x.device).tril(T)
         hidden = self.embed(x)  # (B, L, d_model)
         hidden = self.positional(hidden) if self.rope else self.positional(hidden, T)

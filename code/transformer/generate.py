@@ -5,10 +5,12 @@ from __future__ import annotations
 import torch
 
 from ._checks import check_positive_int, check_token_ids, shape_str
+from ._contract import contract, entry
 from .decoder_only import DecoderOnlyTransformer
 from .kv_cache import KVCache
 
 
+@entry
 def next_token(
     logits: torch.Tensor,
     *,
@@ -45,14 +47,7 @@ def next_token(
         TypeError: If an argument has the wrong type.
         ValueError: If ``logits`` is not ``(B, V)`` or a setting is out of range.
     """
-    if not isinstance(logits, torch.Tensor) or logits.dim() != 2:
-        got = (
-            shape_str(logits.shape)
-            if isinstance(logits, torch.Tensor)
-            else type(logits).__name__
-        )
-        raise ValueError(f"logits must have shape (B, V), got {got}")
-    _check_sampling(temperature, top_k, top_p, generator)
+    _check_next_token(logits, temperature, top_k, top_p, generator)
     if temperature == 0:
         return logits.argmax(dim=-1, keepdim=True)  # (B, 1)
     logits = logits / temperature
@@ -98,6 +93,7 @@ def _check_sampling(
 
 
 @torch.no_grad()
+@entry
 def generate(
     model: DecoderOnlyTransformer,
     prompt: torch.Tensor,
@@ -142,24 +138,10 @@ def generate(
         ValueError: If ``prompt`` is not ``(B, P)`` ids, a setting is out of
             range, or ``P + max_new_tokens`` is longer than ``max_len``.
     """
-    if not isinstance(model, DecoderOnlyTransformer):
-        raise TypeError(
-            f"model must be a DecoderOnlyTransformer, got {type(model).__name__}"
-        )
+    _check_generate(
+        model, prompt, max_new_tokens, use_cache, temperature, top_k, top_p, generator
+    )
     config = model.config
-    check_token_ids("prompt", prompt, config.vocab_size)
-    check_positive_int("max_new_tokens", max_new_tokens)
-    _check_sampling(temperature, top_k, top_p, generator)
-    if not isinstance(use_cache, bool):
-        raise TypeError(f"use_cache must be a bool, got {type(use_cache).__name__}")
-    P = prompt.shape[1]
-    if P + max_new_tokens > config.max_len:
-        raise ValueError(
-            f"prompt of shape {shape_str(prompt.shape)} plus "
-            f"max_new_tokens={max_new_tokens} "
-            f"is {P + max_new_tokens} positions, more than max_len={config.max_len}; "
-            f"ask for at most max_new_tokens={max(config.max_len - P, 0)}"
-        )
     device = next(model.parameters()).device
     sequence = prompt.to(device)  # (B, P)
     cache = KVCache(config.N) if use_cache else None
@@ -183,3 +165,47 @@ def generate(
     finally:
         model.train(was_training)
     return sequence
+
+
+@contract
+def _check_generate(
+    model: object,
+    prompt: object,
+    max_new_tokens: object,
+    use_cache: object,
+    *sampling: object,
+) -> None:
+    """Check the arguments of :func:`generate`; ``sampling`` as :func:`next_token`'s."""
+    if not isinstance(model, DecoderOnlyTransformer):
+        raise TypeError(
+            f"model must be a DecoderOnlyTransformer, got {type(model).__name__}"
+        )
+    config = model.config
+    check_token_ids("prompt", prompt, config.vocab_size)
+    check_positive_int("max_new_tokens", max_new_tokens)
+    if not isinstance(use_cache, bool):
+        raise TypeError(f"use_cache must be a bool, got {type(use_cache).__name__}")
+    P = prompt.shape[1]
+    if P + max_new_tokens > config.max_len:
+        raise ValueError(
+            f"prompt of shape {shape_str(prompt.shape)} plus "
+            f"max_new_tokens={max_new_tokens} "
+            f"is {P + max_new_tokens} positions, more than max_len={config.max_len}; "
+            f"ask for at most max_new_tokens={max(config.max_len - P, 0)}"
+        )
+    _check_sampling(*sampling)
+
+
+@contract
+def _check_next_token(
+    logits: object, temperature: object, top_k: object, top_p: object, generator: object
+) -> None:
+    """Check the arguments of :func:`next_token`."""
+    if not isinstance(logits, torch.Tensor) or logits.dim() != 2:
+        got = (
+            shape_str(logits.shape)
+            if isinstance(logits, torch.Tensor)
+            else type(logits).__name__
+        )
+        raise ValueError(f"logits must have shape (B, V), got {got}")
+    _check_sampling(temperature, top_k, top_p, generator)

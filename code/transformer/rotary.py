@@ -50,6 +50,7 @@ class RotaryEmbedding(nn.Module):
         # Kept in float64: each call rounds them once, to the dtype of its input.
         self.register_buffer("cos", torch.cos(angle), persistent=False)
         self.register_buffer("sin", torch.sin(angle), persistent=False)
+        self._rounded: dict[tuple[torch.dtype, torch.device], torch.Tensor] = {}
 
     @entry
     def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
@@ -74,11 +75,17 @@ class RotaryEmbedding(nn.Module):
         """
         _check_rotary(self, x, offset)
         L = x.shape[2]
-        cos = self.cos[offset : offset + L].to(x.dtype)  # (L, d_k / 2)
-        sin = self.sin[offset : offset + L].to(x.dtype)  # (L, d_k / 2)
+        cos, sin = self._tables(x)[:, offset : offset + L]  # (L, d_k / 2) each
         even, odd = x[..., 0::2], x[..., 1::2]  # (B, h, L, d_k / 2) each
         turned = torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1)
         return turned.flatten(-2)  # (B, h, L, d_k)
+
+    def _tables(self, x: torch.Tensor) -> torch.Tensor:
+        """Return cos and sin rounded once to the dtype and device of ``x``."""
+        key = (x.dtype, x.device)
+        if key not in self._rounded:
+            self._rounded[key] = torch.stack([self.cos, self.sin]).to(x)  # (2, ...)
+        return self._rounded[key]
 
     def extra_repr(self) -> str:
         """Show the sizes when the module is printed."""
