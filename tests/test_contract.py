@@ -127,7 +127,7 @@ def test_a_model_forward_checks_each_mask_once_and_reads_the_ids_once(monkeypatc
         monkeypatch.setattr(
             module,
             "check_mask",
-            lambda name, *a, _f=original: calls.append(name) or _f(name, *a),
+            lambda name, *a, _f=original, **k: calls.append(name) or _f(name, *a, **k),
         )
     original_range = transformer.model.check_id_range
     monkeypatch.setattr(

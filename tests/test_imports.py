@@ -22,6 +22,7 @@ LAYERS: dict[str, float] = {
     # 0: the shared checks, imported by everything.
     "_checks": 0,
     "_contract": 0,
+    "_id_checks": 0,
     # 1: concepts.
     "attention": 1,
     "masks": 1,

@@ -3,12 +3,14 @@
 Each helper raises ``TypeError`` for the wrong kind of object and
 ``ValueError`` for the wrong shape or value. Messages always name the
 argument, what was expected and what was received, so that bad input never
-surfaces as a cryptic error deep inside a matmul. :mod:`transformer._contract`
+surfaces as a cryptic error deep inside a matmul. The checks of token ids
+are in ``transformer._id_checks``. :mod:`transformer._contract`
 decides when they run: once per call path, and not at all when turned off.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import torch
@@ -97,46 +99,6 @@ def check_probability(name: str, value: object) -> float:
     return float(value)
 
 
-def check_mask(
-    name: str, mask: object, target: Sequence[int], expected: str
-) -> torch.Tensor:
-    """Check that ``mask`` is boolean and broadcasts to ``target``.
-
-    Args:
-        name: The argument's name, used in the error message.
-        mask: The mask to check; ``True`` means "may attend".
-        target: The shape the mask must broadcast to, e.g. ``(B, h, L, S)``.
-        expected: ``target`` in shape letters, e.g. ``"(B, h, L, S)"``.
-
-    Returns:
-        ``mask``, unchanged.
-
-    Raises:
-        TypeError: If ``mask`` is not a boolean tensor.
-        ValueError: If ``mask`` does not broadcast to ``target``.
-    """
-    if not isinstance(mask, torch.Tensor):
-        raise TypeError(
-            f"{name} must be a boolean torch.Tensor, got {type(mask).__name__}"
-        )
-    if mask.dtype != torch.bool:
-        raise TypeError(
-            f"{name} must be a boolean tensor (True = may attend), "
-            f"got dtype {mask.dtype}; "
-            f"convert a 0/1 mask with `{name}.bool()`"
-        )
-    try:
-        broadcast = torch.broadcast_shapes(mask.shape, tuple(target))
-    except RuntimeError:
-        broadcast = None
-    if broadcast != tuple(target):
-        raise ValueError(
-            f"{name} must broadcast to {expected} = {shape_str(target)}, "
-            f"got shape {shape_str(mask.shape)}"
-        )
-    return mask
-
-
 def check_last_dim(
     name: str, x: torch.Tensor, size: int, expected: str
 ) -> torch.Tensor:
@@ -160,14 +122,16 @@ def check_last_dim(
 
 
 def check_positive_float(name: str, value: object) -> float:
-    """Check that ``value`` is a positive real number and return it as a float.
+    """Check that ``value`` is a positive, finite real number; return it as a float.
 
     Raises:
         TypeError: If ``value`` is not a number.
-        ValueError: If ``value`` is not positive.
+        ValueError: If ``value`` is not positive, or is infinite or NaN.
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{name} must be a positive float, got {type(value).__name__}")
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a positive float, and finite, got {value}")
     if not float(value) > 0.0:
         raise ValueError(f"{name} must be a positive float, got {value}")
     return float(value)
@@ -201,8 +165,106 @@ def check_divisible(name: str, value: int, divisor_name: str, divisor: int) -> N
         )
 
 
+def check_mask(
+    name: str,
+    mask: object,
+    target: Sequence[int],
+    expected: str,
+    *,
+    device: torch.device | None = None,
+    batched: bool = False,
+) -> torch.Tensor:
+    """Check that ``mask`` is boolean, on ``device``, and broadcasts to ``target``.
+
+    A mask broadcasts from the right, so a mask with fewer dimensions than
+    ``target`` lines up with its last ones: a 2-D mask is read as ``(L, S)``,
+    the same for every sequence and head. A ``(B, S)`` padding mask would
+    therefore be read as ``(L, S)``, silently when ``B == L``; and a 3-D
+    ``(B, L, S)`` mask would put the batch on the head axis. So a 3-D mask is
+    rejected wherever a 4-D one is expected, and with ``batched`` (a mask that
+    differs between sequences, such as a source mask) so is a 2-D one.
+
+    Args:
+        name: The argument's name, used in the error message.
+        mask: The mask to check; ``True`` means "may attend".
+        target: The shape the mask must broadcast to, e.g. ``(B, h, L, S)``.
+        expected: ``target`` in shape letters, e.g. ``"(B, h, L, S)"``.
+        device: The device of the tensors the mask goes with, if known.
+        batched: Require all the dimensions of ``target``.
+
+    Returns:
+        ``mask``, unchanged.
+
+    Raises:
+        TypeError: If ``mask`` is not a boolean tensor.
+        ValueError: If ``mask`` is on another device or does not broadcast to
+            ``target``, or has too few dimensions to be unambiguous.
+    """
+    if not isinstance(mask, torch.Tensor):
+        kind = type(mask).__name__
+        raise TypeError(f"{name} must be a boolean torch.Tensor, got {kind}")
+    if mask.dtype != torch.bool:
+        raise TypeError(
+            f"{name} must be a boolean tensor (True = may attend), "
+            f"got dtype {mask.dtype}; convert a 0/1 mask with `{name}.bool()`"
+        )
+    if device is not None and mask.device != device:
+        raise ValueError(
+            f"{name} must be on the device of the inputs, {device}, got {mask.device}; "
+            f"move it with `{name}.to('{device}')`"
+        )
+    try:
+        broadcast = torch.broadcast_shapes(mask.shape, tuple(target))
+    except RuntimeError:
+        broadcast = None
+    hint = ""
+    if len(target) == 4 and mask.dim() == 3:
+        hint = f"; give a (B, L, S) mask its head axis: `{name}[:, None]`"
+    elif len(target) == 4 and batched and mask.dim() < 4:
+        hint = f"; a (B, S) padding mask needs `{name}[:, None, None, :]`"
+    if broadcast != tuple(target) or hint:
+        raise ValueError(
+            f"{name} must broadcast to {expected} = {shape_str(target)}, "
+            f"got shape {shape_str(mask.shape)}{hint}"
+        )
+    return mask
+
+
+def check_float(name: str, x: torch.Tensor, expected: str) -> None:
+    """Raise ``TypeError`` unless ``x`` holds floating-point numbers."""
+    if not x.dtype.is_floating_point:
+        raise TypeError(
+            f"{name} must be a floating-point tensor of shape {expected}, "
+            f"got dtype {x.dtype}"
+        )
+
+
+def check_like(name: str, x: torch.Tensor, weight: torch.Tensor, owner: str) -> None:
+    """Check that ``x`` has the dtype and device of ``weight``, the owner's weights.
+
+    Raises:
+        TypeError: If the dtypes differ.
+        ValueError: If the devices differ.
+    """
+    if x.dtype != weight.dtype:
+        raise TypeError(
+            f"{name} must have the dtype of {owner}, {weight.dtype}, got {x.dtype}; "
+            f"convert it with `{name}.to({weight.dtype})`, or the module with "
+            f"`.to({x.dtype})`"
+        )
+    if x.device != weight.device:
+        raise ValueError(
+            f"{name} must be on the device of {owner}, {weight.device}, "
+            f"got {x.device}; move it with `{name}.to('{weight.device}')`"
+        )
+
+
 def check_sequence(
-    name: str, x: object, d_model: int, expected: str = "(B, L, d_model)"
+    name: str,
+    x: object,
+    d_model: int,
+    expected: str = "(B, L, d_model)",
+    weight: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Check that ``x`` is a batch of sequences of ``d_model``-wide vectors.
 
@@ -211,14 +273,18 @@ def check_sequence(
         x: The object to check.
         d_model: The required last dimension.
         expected: The expected shape in shape letters.
+        weight: A weight of the module ``x`` goes into; ``x`` must have its
+            dtype and device.
 
     Returns:
         ``x``, unchanged.
 
     Raises:
-        TypeError: If ``x`` is not a floating-point tensor.
-        ValueError: If ``x`` is not three-dimensional, is empty, or its last
-            dimension is not ``d_model``.
+        TypeError: If ``x`` is not a floating-point tensor, or its dtype is
+            not ``weight``'s.
+        ValueError: If ``x`` is not three-dimensional, is empty, its last
+            dimension is not ``d_model``, or it is on another device than
+            ``weight``.
     """
     x = check_tensor(name, x, ndim=3, expected=expected)
     if not x.dtype.is_floating_point:
@@ -226,73 +292,7 @@ def check_sequence(
             f"{name} must be a floating-point tensor of shape {expected}, "
             f"got dtype {x.dtype}"
         )
-    return check_last_dim(name, x, d_model, expected)
-
-
-def check_token_ids(
-    name: str, ids: object, V: int, max_len: int | None = None
-) -> torch.Tensor:
-    """Check that ``ids`` is a ``(B, L)`` batch of token ids in ``[0, V)``.
-
-    Args:
-        name: The argument's name, used in the error message.
-        ids: The object to check.
-        V: The vocabulary size.
-        max_len: The longest ``L`` allowed, or ``None`` for any.
-
-    Returns:
-        ``ids``, unchanged.
-
-    Raises:
-        TypeError: If ``ids`` is not a ``torch.long`` or ``torch.int32`` tensor.
-        ValueError: If ``ids`` is not two-dimensional, is empty, is longer
-            than ``max_len``, or holds an id outside ``[0, V)``.
-    """
-    check_id_tensor(name, ids, max_len)
-    check_id_range((name, ids, V))
-    return ids
-
-
-ID_DTYPES = (torch.long, torch.int32)
-"""The dtypes an embedding lookup accepts for token ids."""
-
-
-def check_id_tensor(name: str, ids: object, max_len: int | None = None) -> None:
-    """Check the type and shape of a ``(B, L)`` batch of token ids, not their values.
-
-    Raises:
-        TypeError: If ``ids`` is not a ``torch.long`` or ``torch.int32`` tensor.
-        ValueError: If ``ids`` is not ``(B, L)``, is empty, or ``L > max_len``.
-    """
-    check_tensor(name, ids, ndim=2, expected="(B, L)")
-    if ids.dtype not in ID_DTYPES:
-        raise TypeError(
-            f"{name} must hold integer token ids (torch.long), got dtype {ids.dtype}; "
-            f"convert with `{name}.long()` (torch.int32 also works)"
-        )
-    if max_len is not None and ids.shape[1] > max_len:
-        raise ValueError(
-            f"{name} must have shape (B, L) with L <= max_len = {max_len}, "
-            f"got shape {shape_str(ids.shape)}"
-        )
-
-
-def check_id_range(*items: tuple[str, torch.Tensor, int]) -> None:
-    """Check that every id is in ``[0, V)``, for several ``(name, ids, V)`` at once.
-
-    The bounds of all the tensors are read in one transfer, so a model on a GPU
-    waits for the device once per forward pass, not once per tensor.
-
-    Raises:
-        ValueError: If an id is outside its ``[0, V)``.
-    """
-    bounds = [b.long() for _, ids, _ in items for b in ids.aminmax()]
-    bounds = torch.stack(bounds).tolist()
-    for k, (name, ids, V) in enumerate(items):
-        low, high = bounds[2 * k], bounds[2 * k + 1]
-        if low < 0 or high >= V:
-            raise ValueError(
-                f"{name} must hold token ids in [0, V) = [0, {V}), got "
-                f"{low if low < 0 else high} in a tensor of shape "
-                f"{shape_str(ids.shape)}"
-            )
+    check_last_dim(name, x, d_model, expected)
+    if weight is not None:
+        check_like(name, x, weight, "the module's weights")
+    return x

@@ -7,7 +7,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from ._checks import check_mask, check_probability, check_tensor, shape_str
+from ._checks import check_like, check_mask, check_probability, check_tensor, shape_str
 from ._contract import contract, entry
 
 
@@ -76,10 +76,7 @@ def _check_attention(
     check_tensor("value", value, min_ndim=2, expected="(..., S, d_v)")
     check_probability("dropout_p", dropout_p)
     for name, x in (("key", key), ("value", value)):
-        if x.dtype != query.dtype:
-            raise TypeError(
-                f"{name} must have the dtype of query, {query.dtype}, got {x.dtype}"
-            )
+        check_like(name, x, query, "query")
     if key.shape[-1] != query.shape[-1]:
         raise ValueError(
             "key must have the same last dimension d_k as query: expected (..., S, "
@@ -102,7 +99,7 @@ def _check_attention(
         ) from None
     if mask is not None:
         L, S = query.shape[-2], key.shape[-2]
-        check_mask("mask", mask, (*batch, L, S), "(..., L, S)")
+        check_mask("mask", mask, (*batch, L, S), "(..., L, S)", device=query.device)
 
 
 def _attend(

@@ -10,11 +10,13 @@ next token at its own position.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import torch
 
-from ._checks import check_positive_int, check_token_ids
+from ._checks import check_positive_int
+from ._id_checks import check_token_ids
 from .decoder_only import DecoderOnlyTransformer
 from .masks import padding_mask, prefix_lm_mask
 from .model import Transformer
@@ -24,31 +26,23 @@ from .tokenizer import BOS_ID, EOS_ID, PAD_ID, pad_ids
 Lengths = Sequence[int] | torch.Tensor | None
 
 
-def _lengths(name: str, lengths: Lengths, ids: torch.Tensor) -> torch.Tensor:
-    """Return ``lengths`` as a ``(B,)`` tensor, full rows when ``None``."""
-    B, L = ids.shape
-    if lengths is None:
-        return torch.full((B,), L)
-    lengths = torch.as_tensor(lengths)
-    if lengths.shape != (B,) or int(lengths.min()) < 1 or int(lengths.max()) > L:
-        raise ValueError(
-            f"{name} must have shape (B,) = ({B},) with values in [1, {L}], "
-            f"got {lengths.tolist()}"
-        )
-    return lengths
-
-
 @torch.no_grad()
 def greedy_decode(
     model: Transformer, src: torch.Tensor, src_lengths: Lengths = None, *, max_len: int
 ) -> torch.Tensor:
     """Encode ``src`` once, then decode from BOS until EOS or ``max_len`` new tokens.
 
+    The model runs in eval mode and is put back in its mode afterwards, even
+    when an error interrupts. Every tensor is made on ``src``'s device, which
+    must be the model's.
+
     Args:
         model: A trained encoder-decoder.
         src: Source ids, right-padded.
         src_lengths: True length of each source; ``None`` when none is padded.
-        max_len: Most tokens to generate per row.
+        max_len: Most tokens to generate per row; at most the model's
+            ``config.max_len``, since the decoder reads BOS and ``max_len - 1``
+            generated tokens.
 
     Returns:
         The generated ids, without BOS; each row ends with its first EOS and
@@ -60,28 +54,26 @@ def greedy_decode(
         - output: ``(B, T)`` with ``T <= max_len``
 
     Raises:
-        TypeError: If ``model`` is not a ``Transformer`` or ``src`` does not hold ids.
-        ValueError: If ``src`` or ``src_lengths`` has the wrong shape, or
-            ``max_len`` is not positive.
+        TypeError: If ``model`` is not a ``Transformer`` or ``src`` does not hold
+            ids.
+        ValueError: If ``src`` or ``src_lengths`` has the wrong shape or values,
+            ``src`` is on another device than the model, or ``max_len`` is not
+            in ``[1, config.max_len]``.
     """
-    if not isinstance(model, Transformer):
-        raise TypeError(f"model must be a Transformer, got {type(model).__name__}")
-    check_token_ids("src", src, model.config.src_vocab_size)
-    check_positive_int("max_len", max_len)
-    src_mask = padding_mask(_lengths("src_lengths", src_lengths, src), src.shape[1])
-    was_training = model.training
-    model.eval()
-    memory = model.encode(src, src_mask)  # (B, S, d_model)
-    out = torch.full((src.shape[0], 1), BOS_ID)  # (B, 1)
-    done = torch.zeros(src.shape[0], dtype=torch.bool)  # (B,)
-    for _ in range(max_len):
-        logits = model.decode(out, memory, src_mask)  # (B, t, V)
-        token = logits[:, -1].argmax(dim=-1).masked_fill(done, PAD_ID)  # (B,)
-        out = torch.cat([out, token[:, None]], dim=1)  # (B, t + 1)
-        done |= token == EOS_ID
-        if done.all():
-            break
-    model.train(was_training)
+    lengths = _check_decode(model, src, src_lengths, max_len)  # (B,)
+    (B, S), device = src.shape, src.device
+    src_mask = padding_mask(lengths, S)  # (B, 1, 1, S)
+    out = torch.full((B, 1), BOS_ID, device=device)  # (B, 1)
+    done = torch.zeros(B, dtype=torch.bool, device=device)  # (B,)
+    with _eval_mode(model):
+        memory = model.encode(src, src_mask)  # (B, S, d_model)
+        for _ in range(max_len):
+            logits = model.decode(out, memory, src_mask)  # (B, t, V)
+            token = logits[:, -1].argmax(dim=-1).masked_fill(done, PAD_ID)  # (B,)
+            out = torch.cat([out, token[:, None]], dim=1)  # (B, t + 1)
+            done |= token == EOS_ID
+            if done.all():
+                break
     return out[:, 1:]  # (B, T)
 
 
@@ -95,6 +87,10 @@ def greedy_generate(
     prefix: bool = False,
 ) -> torch.Tensor:
     """Continue each prompt with the most likely token until EOS or ``max_new_tokens``.
+
+    The model runs in eval mode and is put back in its mode afterwards, even
+    when an error interrupts. Every tensor is made on ``prompt``'s device,
+    which must be the model's.
 
     Args:
         model: A trained decoder-only model.
@@ -116,45 +112,101 @@ def greedy_generate(
     Raises:
         TypeError: If ``model`` is not a ``DecoderOnlyTransformer`` or
             ``prompt`` does not hold ids.
-        ValueError: If ``prompt`` or ``prompt_lengths`` has the wrong shape,
+        ValueError: If ``prompt`` or ``prompt_lengths`` has the wrong shape or
+            values, ``prompt`` is on another device than the model,
             ``max_new_tokens`` is not positive, or the prompt plus the new
             tokens would not fit in ``max_len``.
     """
+    lengths = _check_generate(model, prompt, prompt_lengths, max_new_tokens)  # (B,)
+    (B, P), device = prompt.shape, prompt.device
+    rows = torch.arange(B, device=device)  # (B,)
+    seq = torch.full((B, P + max_new_tokens), PAD_ID, device=device)  # (B, P + T)
+    seq[:, :P] = prompt.masked_fill(~padding_mask(lengths, P)[:, 0, 0], PAD_ID)
+    done = torch.zeros(B, dtype=torch.bool, device=device)  # (B,)
+    with _eval_mode(model):
+        for t in range(max_new_tokens):
+            L = int(lengths.max()) + t
+            # Row b's tokens after position lengths[b] + t - 1 are padding in its
+            # future: the causal (or prefix-LM) mask hides them from the position
+            # that predicts.
+            mask = prefix_lm_mask(lengths, L) if prefix else None
+            logits = model(seq[:, :L], mask)  # (B, L, V)
+            token = logits[rows, lengths + t - 1].argmax(dim=-1)  # (B,)
+            token = token.masked_fill(done, PAD_ID)
+            seq[rows, lengths + t] = token
+            done |= token == EOS_ID
+            if done.all():
+                break
+    return torch.stack(
+        [seq[b, lengths[b] : lengths[b] + t + 1] for b in range(B)]
+    )  # (B, T)
+
+
+@contextmanager
+def _eval_mode(model: torch.nn.Module) -> Iterator[None]:
+    """Put ``model`` in eval mode inside the block; restore its mode, even on error."""
+    was_training = model.training
+    model.eval()
+    try:
+        yield
+    finally:
+        model.train(was_training)
+
+
+def _check_decode(
+    model: object, src: object, src_lengths: Lengths, max_len: object
+) -> torch.Tensor:
+    """Check :func:`greedy_decode`'s arguments; return the source lengths ``(B,)``."""
+    if not isinstance(model, Transformer):
+        raise TypeError(f"model must be a Transformer, got {type(model).__name__}")
+    c, device = model.config, next(model.parameters()).device
+    check_token_ids("src", src, c.src_vocab_size, c.max_len, device)
+    lengths = _lengths("src_lengths", src_lengths, src)
+    check_positive_int("max_len", max_len)
+    if max_len > c.max_len:
+        raise ValueError(
+            f"max_len must be <= the model's config.max_len = {c.max_len} (the "
+            f"decoder reads BOS and max_len - 1 tokens), got {max_len}"
+        )
+    return lengths
+
+
+def _check_generate(
+    model: object, prompt: object, prompt_lengths: Lengths, max_new_tokens: object
+) -> torch.Tensor:
+    """Check :func:`greedy_generate`'s arguments; return the prompt lengths ``(B,)``."""
     if not isinstance(model, DecoderOnlyTransformer):
         raise TypeError(
             f"model must be a DecoderOnlyTransformer, got {type(model).__name__}"
         )
-    check_token_ids("prompt", prompt, model.config.vocab_size)
-    check_positive_int("max_new_tokens", max_new_tokens)
+    c, device = model.config, next(model.parameters()).device
+    check_token_ids("prompt", prompt, c.vocab_size, c.max_len, device)
     lengths = _lengths("prompt_lengths", prompt_lengths, prompt)
-    (B, P), rows = prompt.shape, torch.arange(prompt.shape[0])
-    if P + max_new_tokens - 1 > model.config.max_len:
+    check_positive_int("max_new_tokens", max_new_tokens)
+    P = prompt.shape[1]
+    if P + max_new_tokens - 1 > c.max_len:
         raise ValueError(
-            f"prompt length {P} + max_new_tokens {max_new_tokens} - 1 must be "
-            f"<= max_len = {model.config.max_len}"
+            f"max_new_tokens must be <= max_len - P + 1 = {c.max_len - P + 1}: "
+            f"prompt length P = {P} + max_new_tokens {max_new_tokens} - 1 must be "
+            f"<= max_len = {c.max_len}"
         )
-    seq = torch.full((B, P + max_new_tokens), PAD_ID)  # (B, P + T)
-    seq[:, :P] = prompt.masked_fill(~padding_mask(lengths, P)[:, 0, 0], PAD_ID)
-    done = torch.zeros(B, dtype=torch.bool)  # (B,)
-    was_training = model.training
-    model.eval()
-    for t in range(max_new_tokens):
-        L = int(lengths.max()) + t
-        # Row b's tokens after position lengths[b] + t - 1 are padding in its future:
-        # the causal (or prefix-LM) mask hides them from the position that predicts.
-        mask = prefix_lm_mask(lengths, L) if prefix else None
-        logits = model(seq[:, :L], mask)  # (B, L, V)
-        token = (
-            logits[rows, lengths + t - 1].argmax(dim=-1).masked_fill(done, PAD_ID)
-        )  # (B,)
-        seq[rows, lengths + t] = token
-        done |= token == EOS_ID
-        if done.all():
-            break
-    model.train(was_training)
-    return torch.stack(
-        [seq[b, lengths[b] : lengths[b] + t + 1] for b in range(B)]
-    )  # (B, T)
+    return lengths
+
+
+def _lengths(name: str, lengths: Lengths, ids: torch.Tensor) -> torch.Tensor:
+    """Return ``lengths`` as ``(B,)`` on ``ids``' device; full rows if ``None``."""
+    B, L = ids.shape
+    if lengths is None:
+        return torch.full((B,), L, device=ids.device)
+    lengths = torch.as_tensor(lengths, device=ids.device)
+    if lengths.dtype.is_floating_point or lengths.dtype == torch.bool:
+        raise TypeError(f"{name} must hold integers, got dtype {lengths.dtype}")
+    if lengths.shape != (B,) or int(lengths.min()) < 1 or int(lengths.max()) > L:
+        raise ValueError(
+            f"{name} must have shape (B,) = ({B},) with values in [1, {L}], "
+            f"got {lengths.tolist()}"
+        )
+    return lengths
 
 
 def strip_eos(ids: Sequence[int] | torch.Tensor) -> tuple[int, ...] | None:
@@ -197,18 +249,21 @@ def predict(
     answers: list[tuple[int, ...] | None] = []
     for start in range(0, len(examples), batch_size):
         chunk = examples[start : start + batch_size]
-        longest = 2 * max(len(e.target) for e in chunk) + 1
+        # An answer may be twice as long as its target, if the model allows it.
+        longest = min(2 * max(len(e.target) for e in chunk) + 1, model.config.max_len)
         rows = [
             (BOS_ID,) * isinstance(model, DecoderOnlyTransformer) + e.source + (EOS_ID,)
             for e in chunk
         ]
-        ids = pad_ids(rows)  # (B, S)
-        lengths = torch.tensor([len(r) for r in rows])  # (B,)
+        device = next(model.parameters()).device
+        ids = pad_ids(rows).to(device)  # (B, S)
+        lengths = torch.tensor([len(r) for r in rows], device=device)  # (B,)
         if isinstance(model, Transformer):
             out = greedy_decode(model, ids, lengths, max_len=longest)
         else:
+            room = model.config.max_len - ids.shape[1] + 1
             out = greedy_generate(
-                model, ids, lengths, max_new_tokens=longest, prefix=prefix
+                model, ids, lengths, max_new_tokens=min(longest, room), prefix=prefix
             )
         answers += [strip_eos(row) for row in out]
     return answers

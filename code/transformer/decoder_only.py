@@ -5,8 +5,9 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ._checks import check_mask, check_token_ids, shape_str
+from ._checks import check_mask, shape_str
 from ._contract import contract, entry
+from ._id_checks import check_token_ids
 from .config import DecoderOnlyConfig, check_config
 from .embedding import TokenEmbedding
 from .kv_cache import KVCache
@@ -100,7 +101,7 @@ class DecoderOnlyTransformer(nn.Module):
                 the cached and new tokens are more than ``max_len``, or
                 ``mask`` or ``cache`` does not fit.
         """
-        _check_forward(self.config, x, mask, cache)
+        _check_forward(self, x, mask, cache)
         T, L = (0 if cache is None else cache.length), x.shape[1]
         if mask is None and T == 0:
             mask = causal_mask(L, device=x.device)  # (L, L)
@@ -114,10 +115,11 @@ class DecoderOnlyTransformer(nn.Module):
 
 @contract
 def _check_forward(
-    c: DecoderOnlyConfig, x: object, mask: object, cache: object
+    model: DecoderOnlyTransformer, x: object, mask: object, cache: object
 ) -> None:
     """Check the arguments of :meth:`DecoderOnlyTransformer.forward`."""
-    check_token_ids("x", x, c.vocab_size, c.max_len)
+    c, device = model.config, model.out_proj.weight.device
+    check_token_ids("x", x, c.vocab_size, c.max_len, device)
     (B, L), T = x.shape, 0
     if cache is not None:
         if not isinstance(cache, KVCache) or len(cache) != c.N:
@@ -130,4 +132,4 @@ def _check_forward(
             )
     if mask is not None:
         letters = "(B, h, L, S)" if T else "(B, h, L, L)"
-        check_mask("mask", mask, (B, c.h, L, T + L), letters)
+        check_mask("mask", mask, (B, c.h, L, T + L), letters, device=device)

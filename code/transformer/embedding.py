@@ -8,8 +8,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from ._checks import check_positive_int, check_token_ids
+from ._checks import check_positive_int
 from ._contract import contract, entry
+from ._id_checks import check_token_ids
 
 
 class TokenEmbedding(nn.Module):
@@ -71,4 +72,4 @@ class TokenEmbedding(nn.Module):
 @contract
 def _check_embedding(embedding: TokenEmbedding, ids: object) -> None:
     """Check the argument of :meth:`TokenEmbedding.forward`."""
-    check_token_ids("ids", ids, embedding.V)
+    check_token_ids("ids", ids, embedding.V, device=embedding.weight.device)

@@ -5,12 +5,7 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ._checks import (
-    check_choice,
-    check_positive_int,
-    check_probability,
-    check_sequence,
-)
+from ._checks import check_choice, check_positive_int, check_probability, check_sequence
 from ._contract import contract, entry
 
 ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "gelu": nn.GELU}
@@ -83,4 +78,4 @@ class PositionwiseFeedForward(nn.Module):
 @contract
 def _check_feedforward(ffn: PositionwiseFeedForward, x: object) -> None:
     """Check the argument of :meth:`PositionwiseFeedForward.forward`."""
-    check_sequence("x", x, ffn.d_model)
+    check_sequence("x", x, ffn.d_model, weight=ffn.w_1.weight)

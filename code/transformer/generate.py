@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import torch
 
-from ._checks import check_positive_int, check_token_ids, shape_str
+from ._checks import check_positive_int, shape_str
 from ._contract import contract, entry
+from ._id_checks import check_token_ids
 from .decoder_only import DecoderOnlyTransformer
 from .kv_cache import KVCache
 

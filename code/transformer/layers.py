@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ._checks import check_mask, check_sequence, shape_str
+from ._checks import check_like, check_mask, check_sequence, shape_str
 from ._contract import contract, entry
 from .feedforward import PositionwiseFeedForward
 from .gqa import GroupedQueryAttention
@@ -106,6 +106,7 @@ class EncoderLayer(nn.Module):
             x: The source sequence.
             mask: Optional boolean mask, ``True`` = may attend, broadcastable
                 to ``(B, h, L, S)``; typically a ``(B, 1, 1, L)`` padding mask.
+                A 2-D mask is read as ``(L, S)``, the same for every sequence.
             cache: The layer's KV cache while generating; ``S`` counts the
                 cached positions too.
 
@@ -122,7 +123,7 @@ class EncoderLayer(nn.Module):
                 not boolean.
             ValueError: If ``x`` or ``mask`` has the wrong shape.
         """
-        check_encoder_inputs(x, mask, self.d_model, self.h, cache)
+        check_encoder_inputs(self, x, mask, cache)
         if isinstance(self.self_attn, GroupedQueryAttention):
             x = self.add_norm1(x, lambda y: self.self_attn(y, mask, cache=cache))
         else:
@@ -204,7 +205,8 @@ class DecoderLayer(nn.Module):
                 target padding. ``None`` lets every position see every other.
             cross_mask: Optional boolean mask over the source, ``True`` = may
                 attend, broadcastable to ``(B, h, L, S)``; usually the source's
-                ``(B, 1, 1, S)`` padding mask.
+                ``(B, 1, 1, S)`` padding mask. It must be 4-D: give a ``(B, S)``
+                mask its axes with ``mask[:, None, None, :]``.
 
         Returns:
             The transformed target sequence.
@@ -221,7 +223,7 @@ class DecoderLayer(nn.Module):
                 a mask is not boolean.
             ValueError: If a shape does not fit.
         """
-        check_decoder_inputs(x, memory, self_mask, cross_mask, self.d_model, self.h)
+        check_decoder_inputs(self, x, memory, self_mask, cross_mask)
         x = self.add_norm1(x, lambda y: self.self_attn(y, y, y, self_mask))
         x = self.add_norm2(x, lambda y: self.cross_attn(y, memory, memory, cross_mask))
         return self.add_norm3(x, self.feed_forward)
@@ -229,39 +231,42 @@ class DecoderLayer(nn.Module):
 
 @contract
 def check_encoder_inputs(
-    x: object, mask: object, d_model: int, h: int, cache: object = None
+    module: nn.Module, x: object, mask: object, cache: object = None
 ) -> None:
     """Check the arguments of an encoder layer or stack: a sequence and its mask."""
-    check_sequence("x", x, d_model, "(B, L, d_model)")
+    weight = next(module.parameters())
+    check_sequence("x", x, module.d_model, "(B, L, d_model)", weight)
     B, L, _ = x.shape
     S = L + (0 if cache is None else cache.length)  # a stack's KVCache has one too
     if mask is not None:
-        check_mask("mask", mask, (B, h, L, S), "(B, h, L, S)")
+        target = (B, module.h, L, S)
+        check_mask("mask", mask, target, "(B, h, L, S)", device=x.device)
 
 
 @contract
 def check_decoder_inputs(
-    x: object,
-    memory: object,
-    self_mask: object,
-    cross_mask: object,
-    d_model: int,
-    h: int,
+    module: nn.Module, x: object, memory: object, self_mask: object, cross_mask: object
 ) -> None:
-    """Check the arguments of a decoder layer or stack: target, memory, two masks."""
-    check_sequence("x", x, d_model, "(B, L, d_model)")
-    check_sequence("memory", memory, d_model, "(B, S, d_model)")
-    (B, L, _), S = x.shape, memory.shape[1]
+    """Check the arguments of a decoder layer or stack: target, memory, two masks.
+
+    ``cross_mask`` must be 4-D: a 2-D ``(B, S)`` padding mask would be read as
+    ``(L, S)``, and silently so when ``B == L``.
+    """
+    weight = next(module.parameters())
+    check_sequence("x", x, module.d_model, "(B, L, d_model)", weight)
+    check_sequence("memory", memory, module.d_model, "(B, S, d_model)")
+    (B, L, _), S, h = x.shape, memory.shape[1], module.h
     if memory.shape[0] != B:
         raise ValueError(
             f"memory must have shape (B, S, d_model) with B={B} as in x, "
             f"got shape {shape_str(memory.shape)}"
         )
-    if memory.dtype != x.dtype:
-        raise TypeError(
-            f"memory must have the dtype of x, {x.dtype}, got {memory.dtype}"
-        )
+    check_like("memory", memory, x, "x")
     if self_mask is not None:
-        check_mask("self_mask", self_mask, (B, h, L, L), "(B, h, L, L)")
+        target = (B, h, L, L)
+        check_mask("self_mask", self_mask, target, "(B, h, L, L)", device=x.device)
     if cross_mask is not None:
-        check_mask("cross_mask", cross_mask, (B, h, L, S), "(B, h, L, S)")
+        target, where = (B, h, L, S), "(B, h, L, S)"
+        check_mask(
+            "cross_mask", cross_mask, target, where, device=x.device, batched=True
+        )

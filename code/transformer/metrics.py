@@ -10,19 +10,33 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from ._checks import check_tensor
+from ._checks import check_float, check_tensor
+from ._id_checks import check_id_range
 from .batches import Batch
 from .tokenizer import PAD_ID
 
 
 def _check_pair(logits: object, targets: object) -> None:
+    """Check logits ``(B, L, V)`` and the ``(B, L)`` ids they should predict."""
     check_tensor("logits", logits, ndim=3, expected="(B, L, V)")
+    check_float("logits", logits, "(B, L, V)")
     check_tensor("targets", targets, ndim=2, expected="(B, L)")
+    if targets.dtype != torch.long:
+        raise TypeError(
+            f"targets must hold token ids (torch.long), got dtype {targets.dtype}; "
+            "convert with `targets.long()`"
+        )
     if logits.shape[:2] != targets.shape:
         raise ValueError(
             f"targets must have shape (B, L) = {tuple(logits.shape[:2])} as "
             f"logits, got shape {tuple(targets.shape)}"
         )
+    if targets.device != logits.device:
+        raise ValueError(
+            f"targets must be on the device of logits, {logits.device}, "
+            f"got {targets.device}"
+        )
+    check_id_range(("targets", targets, logits.shape[-1]))
 
 
 def sequence_loss(

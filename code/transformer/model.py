@@ -5,14 +5,9 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ._checks import (
-    check_id_range,
-    check_id_tensor,
-    check_mask,
-    check_sequence,
-    shape_str,
-)
+from ._checks import check_mask, check_sequence, shape_str
 from ._contract import contract, entry
+from ._id_checks import check_id_range, check_id_tensor
 from .config import TransformerConfig, check_config
 from .embedding import TokenEmbedding
 from .masks import causal_mask
@@ -80,7 +75,8 @@ class Transformer(nn.Module):
             src_mask: Optional boolean mask over the source, ``True`` = may
                 attend; it must broadcast to both ``(B, h, S, S)`` and
                 ``(B, h, L, S)``, so in practice it is the ``(B, 1, 1, S)``
-                padding mask from :func:`~transformer.masks.padding_mask`.
+                padding mask from :func:`~transformer.masks.padding_mask`. It
+                must be 4-D: a ``(B, S)`` mask needs ``mask[:, None, None, :]``.
             tgt_mask: Optional boolean mask over the target, ``True`` = may
                 attend, broadcastable to ``(B, h, L, L)``. ``None`` means the
                 causal mask; a mask given here replaces it, so it should
@@ -100,7 +96,7 @@ class Transformer(nn.Module):
             ValueError: If an id is outside its vocabulary, a sequence is empty
                 or longer than ``max_len``, or a shape does not fit.
         """
-        _check_forward(self.config, src, tgt, src_mask, tgt_mask)
+        _check_forward(self, src, tgt, src_mask, tgt_mask)
         memory = self.encode(src, src_mask)  # (B, S, d_model)
         return self.decode(tgt, memory, src_mask, tgt_mask)  # (B, L, V)
 
@@ -113,7 +109,7 @@ class Transformer(nn.Module):
         Args:
             src: Source token ids.
             src_mask: Optional boolean mask, ``True`` = may attend,
-                broadcastable to ``(B, h, S, S)``; usually ``(B, 1, 1, S)``.
+                broadcastable to ``(B, h, S, S)``; 4-D, usually ``(B, 1, 1, S)``.
 
         Returns:
             The memory that :meth:`decode` attends to.
@@ -127,7 +123,7 @@ class Transformer(nn.Module):
             ValueError: If an id is outside the source vocabulary, ``src`` is
                 empty or longer than ``max_len``, or ``src_mask`` does not fit.
         """
-        _check_encode(self.config, src, src_mask)
+        _check_encode(self, src, src_mask)
         x = self.positional(self.src_embed(src))  # (B, S, d_model)
         return self.encoder(x, src_mask)
 
@@ -163,7 +159,7 @@ class Transformer(nn.Module):
             ValueError: If an id is outside the target vocabulary, ``tgt`` is
                 empty or longer than ``max_len``, or a shape does not fit.
         """
-        _check_decode(self.config, tgt, memory, src_mask, tgt_mask)
+        _check_decode(self, tgt, memory, src_mask, tgt_mask)
         L = tgt.shape[1]
         if tgt_mask is None:
             tgt_mask = causal_mask(L, device=tgt.device)  # (L, L)
@@ -174,60 +170,65 @@ class Transformer(nn.Module):
 
 @contract
 def _check_forward(
-    c: TransformerConfig, src: object, tgt: object, src_mask: object, tgt_mask: object
+    model: Transformer, src: object, tgt: object, src_mask: object, tgt_mask: object
 ) -> None:
     """Check the arguments of :meth:`Transformer.forward`; read the ids' range once."""
-    check_id_tensor("src", src, c.max_len)
-    check_id_tensor("tgt", tgt, c.max_len)
+    c, device = model.config, model.out_proj.weight.device
+    check_id_tensor("src", src, c.max_len, device)
+    check_id_tensor("tgt", tgt, c.max_len, device)
     (B, S), L = src.shape, tgt.shape[1]
     if tgt.shape[0] != B:
         raise ValueError(
             f"tgt must have shape (B, L) with B={B} as in src, "
             f"got shape {shape_str(tgt.shape)}"
         )
-    _check_masks(c, B, S, L, src_mask, tgt_mask)
+    if src_mask is not None:  # it serves two attentions, (B, h, S, S) and (B, h, L, S)
+        check_mask("src_mask", src_mask, (B, c.h, S, S), "(B, h, S, S)", device=device)
+        _check_src_mask(src_mask, (B, c.h, L, S), "(B, h, L, S)", device)
+    _check_tgt_mask(tgt_mask, (B, c.h, L, L), device)
     check_id_range(("src", src, c.src_vocab_size), ("tgt", tgt, c.tgt_vocab_size))
 
 
 @contract
-def _check_encode(c: TransformerConfig, src: object, src_mask: object) -> None:
+def _check_encode(model: Transformer, src: object, src_mask: object) -> None:
     """Check the arguments of :meth:`Transformer.encode`."""
-    check_id_tensor("src", src, c.max_len)
+    c, device = model.config, model.out_proj.weight.device
+    check_id_tensor("src", src, c.max_len, device)
     B, S = src.shape
-    if src_mask is not None:
-        check_mask("src_mask", src_mask, (B, c.h, S, S), "(B, h, S, S)")
+    _check_src_mask(src_mask, (B, c.h, S, S), "(B, h, S, S)", device)
     check_id_range(("src", src, c.src_vocab_size))
 
 
 @contract
 def _check_decode(
-    c: TransformerConfig,
-    tgt: object,
-    memory: object,
-    src_mask: object,
-    tgt_mask: object,
+    model: Transformer, tgt: object, memory: object, src_mask: object, tgt_mask: object
 ) -> None:
     """Check the arguments of :meth:`Transformer.decode`."""
-    check_id_tensor("tgt", tgt, c.max_len)
-    check_sequence("memory", memory, c.d_model, "(B, S, d_model)")
+    c, weight = model.config, model.out_proj.weight
+    check_id_tensor("tgt", tgt, c.max_len, weight.device)
+    check_sequence("memory", memory, c.d_model, "(B, S, d_model)", weight)
     (B, L), S = tgt.shape, memory.shape[1]
     if memory.shape[0] != B:
         raise ValueError(
             f"memory must have shape (B, S, d_model) with B={B} as in tgt, "
             f"got shape {shape_str(memory.shape)}"
         )
-    if src_mask is not None:
-        check_mask("src_mask", src_mask, (B, c.h, L, S), "(B, h, L, S)")
-    _check_masks(c, B, S, L, None, tgt_mask)
+    _check_src_mask(src_mask, (B, c.h, L, S), "(B, h, L, S)", weight.device)
+    _check_tgt_mask(tgt_mask, (B, c.h, L, L), weight.device)
     check_id_range(("tgt", tgt, c.tgt_vocab_size))
 
 
-def _check_masks(
-    c: TransformerConfig, B: int, S: int, L: int, src_mask: object, tgt_mask: object
+def _check_src_mask(
+    mask: object, target: tuple[int, ...], expected: str, device: torch.device
 ) -> None:
-    """Check a source mask against both attentions it serves, and a target mask."""
-    if src_mask is not None:
-        check_mask("src_mask", src_mask, (B, c.h, S, S), "(B, h, S, S)")
-        check_mask("src_mask", src_mask, (B, c.h, L, S), "(B, h, L, S)")
-    if tgt_mask is not None:
-        check_mask("tgt_mask", tgt_mask, (B, c.h, L, L), "(B, h, L, L)")
+    """A source mask differs between sequences, so it must be 4-D: ``(B, 1, 1, S)``."""
+    if mask is not None:
+        check_mask("src_mask", mask, target, expected, device=device, batched=True)
+
+
+def _check_tgt_mask(
+    mask: object, target: tuple[int, ...], device: torch.device
+) -> None:
+    """A target mask may be 2-D, ``(L, L)``, the same for every sequence."""
+    if mask is not None:
+        check_mask("tgt_mask", mask, target, "(B, h, L, L)", device=device)

@@ -96,8 +96,10 @@ class MultiHeadAttention(nn.Module):
             value: What is read at each key position; usually ``key``.
             mask: Optional boolean mask, ``True`` = may attend, ``False`` =
                 blocked, broadcastable to ``(B, h, L, S)``: ``(L, S)`` for a
-                causal mask, ``(B, 1, 1, S)`` for key padding. A ``(B, L, S)``
-                mask needs a head axis first: ``mask[:, None]``.
+                causal mask, ``(B, 1, 1, S)`` for key padding. A 2-D mask is
+                read as ``(L, S)``, the same for every sequence, so a ``(B, S)``
+                padding mask must become ``mask[:, None, None, :]``; a 3-D
+                ``(B, L, S)`` mask is rejected and needs ``mask[:, None]``.
             need_weights: Compute through the package's own
                 :func:`~transformer.attention.scaled_dot_product_attention` and
                 keep the weights in :attr:`attn_weights`. Otherwise (the
@@ -157,7 +159,7 @@ def _check_multihead(
     cache: LayerKVCache | None = None,
 ) -> None:
     """Check the arguments of :meth:`MultiHeadAttention.forward`."""
-    check_sequence("query", query, mha.d_model, "(B, L, d_model)")
+    check_sequence("query", query, mha.d_model, "(B, L, d_model)", mha.w_q.weight)
     check_sequence("key", key, mha.d_model, "(B, S, d_model)")
     check_sequence("value", value, mha.d_model, "(B, S, d_model)")
     (B, L, _), S = query.shape, key.shape[1] + (0 if cache is None else cache.length)
@@ -171,5 +173,11 @@ def _check_multihead(
             f"key and value must have the dtype of query, {query.dtype}, "
             f"got {key.dtype} and {value.dtype}"
         )
+    if key.device != query.device or value.device != query.device:
+        raise ValueError(
+            f"key and value must be on the device of query, {query.device}, "
+            f"got {key.device} and {value.device}"
+        )
     if mask is not None:
-        check_mask("mask", mask, (B, mha.h, L, S), "(B, h, L, S)")
+        target = (B, mha.h, L, S)
+        check_mask("mask", mask, target, "(B, h, L, S)", device=query.device)

@@ -9,7 +9,9 @@ import torch.nn as nn
 
 from ._checks import (
     check_choice,
+    check_float,
     check_last_dim,
+    check_like,
     check_positive_float,
     check_positive_int,
     check_probability,
@@ -162,12 +164,14 @@ class AddNorm(nn.Module):
 def _check_layer_norm(norm: LayerNorm, x: object) -> None:
     """Check the argument of :meth:`LayerNorm.forward`."""
     check_tensor("x", x, min_ndim=1, expected="(..., d_model)")
+    check_float("x", x, "(..., d_model)")
     check_last_dim("x", x, norm.d_model, "(..., d_model)")
+    check_like("x", x, norm.weight, "the module's weights")
 
 
 @contract
 def _check_add_norm(add_norm: AddNorm, x: object, sublayer: object) -> None:
     """Check the arguments of :meth:`AddNorm.forward`."""
-    check_sequence("x", x, add_norm.norm.d_model)
+    check_sequence("x", x, add_norm.norm.d_model, weight=add_norm.norm.weight)
     if not callable(sublayer):
         raise TypeError(f"sublayer must be callable, got {type(sublayer).__name__}")

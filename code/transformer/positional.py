@@ -165,7 +165,10 @@ def _check_positions(
     offset: object = 0,
 ) -> None:
     """Check that ``x`` is ``(B, L, d_model)`` with ``offset + L <= max_len``."""
-    check_sequence("x", x, module.d_model)
+    table = (
+        module.pe if isinstance(module, SinusoidalPositionalEncoding) else module.weight
+    )
+    check_sequence("x", x, module.d_model, weight=table)
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         raise TypeError(f"offset must be an int >= 0, got {offset!r}")
     L = x.shape[1] + offset

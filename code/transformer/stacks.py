@@ -101,6 +101,7 @@ class Encoder(_Stack):
             x: The embedded source sequence.
             mask: Optional boolean mask, ``True`` = may attend, broadcastable
                 to ``(B, h, S, S)``; typically the ``(B, 1, 1, S)`` padding mask.
+                A 2-D mask is read as ``(S, S)``, the same for every sequence.
             cache: One KV cache per layer, in a decoder-only model that
                 generates; the mask then also covers the cached positions.
 
@@ -117,7 +118,7 @@ class Encoder(_Stack):
                 not boolean.
             ValueError: If ``x`` or ``mask`` has the wrong shape.
         """
-        check_encoder_inputs(x, mask, self.d_model, self.h, cache)
+        check_encoder_inputs(self, x, mask, cache)
         for i, layer in enumerate(self.layers):
             x = layer(x, mask, cache=None if cache is None else cache[i])
         return x if self.norm is None else self.norm(x)
@@ -172,7 +173,8 @@ class Decoder(_Stack):
             self_mask: Optional boolean mask over the target, ``True`` = may
                 attend, broadcastable to ``(B, h, L, L)``; usually causal.
             cross_mask: Optional boolean mask over the source, ``True`` = may
-                attend, broadcastable to ``(B, h, L, S)``.
+                attend, broadcastable to ``(B, h, L, S)``; 4-D, e.g.
+                ``(B, 1, 1, S)``.
 
         Returns:
             The decoded target sequence, before the output projection.
@@ -187,7 +189,7 @@ class Decoder(_Stack):
                 not boolean.
             ValueError: If a shape does not fit.
         """
-        check_decoder_inputs(x, memory, self_mask, cross_mask, self.d_model, self.h)
+        check_decoder_inputs(self, x, memory, self_mask, cross_mask)
         for layer in self.layers:
             x = layer(x, memory, self_mask, cross_mask)
         return x if self.norm is None else self.norm(x)
