@@ -86,33 +86,51 @@ def test_multihead_attention_matches_torch(dtype, mask_kind, B, cross):
             need_weights=True,
             average_attn_weights=False,
         )
-        actual = ours(x, kv, kv, mask)
+        fast = ours(x, kv, kv, mask)
+        actual = ours(x, kv, kv, mask, need_weights=True)
     assert_close(actual, expected)
+    assert_close(fast, expected)
     assert_close(ours.attn_weights, weights)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("bias", [True, False])
 def test_multihead_attention_from_torch_matches_torch(dtype, bias):
-    theirs = seeded(lambda: nn.MultiheadAttention(D_MODEL, H, bias=bias, batch_first=True))
+    theirs = seeded(
+        lambda: nn.MultiheadAttention(D_MODEL, H, bias=bias, batch_first=True)
+    )
     theirs = theirs.to(dtype).eval()
     ours = from_torch(theirs)
     x, memory = inputs(dtype, 2, 3, 5)
     mask, attn_mask, key_padding_mask = masks("both", 2, 3, 5)
     with torch.no_grad():
-        expected = theirs(x, memory, memory, attn_mask=attn_mask, key_padding_mask=key_padding_mask)
+        expected = theirs(
+            x, memory, memory, attn_mask=attn_mask, key_padding_mask=key_padding_mask
+        )
         assert_close(ours(x, memory, memory, mask), expected[0])
 
 
 ENCODERS = {
-    "layer": lambda act, norm_first: EncoderLayer(D_MODEL, H, D_FF, 0.1, act, norm_first),
-    "stack": lambda act, norm_first: Encoder(D_MODEL, H, D_FF, 2, 0.1, act, norm_first, False),
-    "stack+norm": lambda act, norm_first: Encoder(D_MODEL, H, D_FF, 2, 0.1, act, norm_first, True),
+    "layer": lambda act, norm_first: EncoderLayer(
+        D_MODEL, H, D_FF, 0.1, act, norm_first
+    ),
+    "stack": lambda act, norm_first: Encoder(
+        D_MODEL, H, D_FF, 2, 0.1, act, norm_first, False
+    ),
+    "stack+norm": lambda act, norm_first: Encoder(
+        D_MODEL, H, D_FF, 2, 0.1, act, norm_first, True
+    ),
 }
 DECODERS = {
-    "layer": lambda act, norm_first: DecoderLayer(D_MODEL, H, D_FF, 0.1, act, norm_first),
-    "stack": lambda act, norm_first: Decoder(D_MODEL, H, D_FF, 2, 0.1, act, norm_first, False),
-    "stack+norm": lambda act, norm_first: Decoder(D_MODEL, H, D_FF, 2, 0.1, act, norm_first, True),
+    "layer": lambda act, norm_first: DecoderLayer(
+        D_MODEL, H, D_FF, 0.1, act, norm_first
+    ),
+    "stack": lambda act, norm_first: Decoder(
+        D_MODEL, H, D_FF, 2, 0.1, act, norm_first, False
+    ),
+    "stack+norm": lambda act, norm_first: Decoder(
+        D_MODEL, H, D_FF, 2, 0.1, act, norm_first, True
+    ),
 }
 
 
@@ -122,8 +140,14 @@ DECODERS = {
 @pytest.mark.parametrize("norm_first", [False, True])
 @pytest.mark.parametrize("mask_kind", MASKS)
 @pytest.mark.parametrize("B", [1, 3])
-def test_encoder_layer_and_stack_match_torch(kind, dtype, activation, norm_first, mask_kind, B):
-    ours = randomize_norms(seeded(lambda: ENCODERS[kind](activation, norm_first))).to(dtype).eval()
+def test_encoder_layer_and_stack_match_torch(
+    kind, dtype, activation, norm_first, mask_kind, B
+):
+    ours = (
+        randomize_norms(seeded(lambda: ENCODERS[kind](activation, norm_first)))
+        .to(dtype)
+        .eval()
+    )
     theirs = to_torch(ours)
     x, _ = inputs(dtype, B, 6, 6)
     mask, attn_mask, key_padding_mask = masks(mask_kind, B, 6, 6)
@@ -137,8 +161,14 @@ def test_encoder_layer_and_stack_match_torch(kind, dtype, activation, norm_first
 @pytest.mark.parametrize("norm_first", [False, True])
 @pytest.mark.parametrize("mask_kind", MASKS)
 @pytest.mark.parametrize("B", [1, 3])
-def test_decoder_layer_and_stack_match_torch(kind, dtype, activation, norm_first, mask_kind, B):
-    ours = randomize_norms(seeded(lambda: DECODERS[kind](activation, norm_first))).to(dtype).eval()
+def test_decoder_layer_and_stack_match_torch(
+    kind, dtype, activation, norm_first, mask_kind, B
+):
+    ours = (
+        randomize_norms(seeded(lambda: DECODERS[kind](activation, norm_first)))
+        .to(dtype)
+        .eval()
+    )
     theirs = to_torch(ours)
     x, memory = inputs(dtype, B, 5, 7)
     self_mask, tgt_mask, tgt_padding = masks(mask_kind, B, 5, 5)
@@ -157,7 +187,14 @@ def test_decoder_layer_and_stack_match_torch(kind, dtype, activation, norm_first
 
 def torch_encoder(dtype, activation, norm_first, final_norm):
     layer = nn.TransformerEncoderLayer(
-        D_MODEL, H, D_FF, 0.1, activation, batch_first=True, norm_first=norm_first, dtype=dtype
+        D_MODEL,
+        H,
+        D_FF,
+        0.1,
+        activation,
+        batch_first=True,
+        norm_first=norm_first,
+        dtype=dtype,
     )
     norm = nn.LayerNorm(D_MODEL, dtype=dtype) if final_norm else None
     return nn.TransformerEncoder(layer, 2, norm=norm, enable_nested_tensor=False)
@@ -165,7 +202,14 @@ def torch_encoder(dtype, activation, norm_first, final_norm):
 
 def torch_decoder(dtype, activation, norm_first, final_norm):
     layer = nn.TransformerDecoderLayer(
-        D_MODEL, H, D_FF, 0.1, activation, batch_first=True, norm_first=norm_first, dtype=dtype
+        D_MODEL,
+        H,
+        D_FF,
+        0.1,
+        activation,
+        batch_first=True,
+        norm_first=norm_first,
+        dtype=dtype,
     )
     norm = nn.LayerNorm(D_MODEL, dtype=dtype) if final_norm else None
     return nn.TransformerDecoder(layer, 2, norm=norm)
@@ -175,7 +219,9 @@ def torch_decoder(dtype, activation, norm_first, final_norm):
 @pytest.mark.parametrize("activation", ["relu", "gelu"])
 @pytest.mark.parametrize("norm_first", [False, True])
 @pytest.mark.parametrize("final_norm", [False, True])
-def test_from_torch_stacks_and_their_layers_match_torch(dtype, activation, norm_first, final_norm):
+def test_from_torch_stacks_and_their_layers_match_torch(
+    dtype, activation, norm_first, final_norm
+):
     encoder = randomize_norms(
         seeded(lambda: torch_encoder(dtype, activation, norm_first, final_norm))
     )
@@ -201,9 +247,7 @@ def test_from_torch_stacks_and_their_layers_match_torch(dtype, activation, norm_
         )
         assert_close(from_torch(decoder)(x, memory, self_mask, cross_mask), expected)
         expected = decoder.layers[1](x, memory, tgt_mask=tgt_mask)
-        assert_close(
-            from_torch(decoder.layers[1])(x, memory, causal_mask(5)), expected
-        )
+        assert_close(from_torch(decoder.layers[1])(x, memory, causal_mask(5)), expected)
 
 
 @pytest.mark.parametrize(
@@ -220,7 +264,9 @@ def test_to_torch_then_from_torch_gives_the_same_module_back(build):
     assert type(back) is type(ours)
     assert back.training and repr(back) == repr(ours)
     assert all(p.dtype == torch.float64 for p in back.parameters())
-    for (name, a), (_, b) in zip(ours.state_dict().items(), back.state_dict().items(), strict=True):
+    for (name, a), (_, b) in zip(
+        ours.state_dict().items(), back.state_dict().items(), strict=True
+    ):
         assert torch.equal(a, b), name
 
 
@@ -230,7 +276,9 @@ def test_to_torch_keeps_the_sizes_dropout_and_mode():
     )
     assert isinstance(theirs, nn.TransformerEncoderLayer)
     assert theirs.self_attn.batch_first and theirs.norm_first and not theirs.training
-    assert theirs.dropout.p == theirs.self_attn.dropout == 0.3 and theirs.norm1.eps == 1e-6
+    assert (
+        theirs.dropout.p == theirs.self_attn.dropout == 0.3 and theirs.norm1.eps == 1e-6
+    )
 
 
 def test_to_torch_mask_flips_polarity_and_is_its_own_inverse():
@@ -250,14 +298,26 @@ def test_to_torch_mask_rejects_what_is_not_a_boolean_tensor(mask):
     ("module", "error", "match"),
     [
         (nn.Linear(2, 2), TypeError, "module must be an nn.MultiheadAttention"),
-        (nn.MultiheadAttention(8, 2, kdim=4, vdim=4), ValueError, "kdim == vdim == embed_dim"),
-        (nn.MultiheadAttention(8, 2, add_bias_kv=True), ValueError, "add_bias_kv or add_zero_attn"),
+        (
+            nn.MultiheadAttention(8, 2, kdim=4, vdim=4),
+            ValueError,
+            "kdim == vdim == embed_dim",
+        ),
+        (
+            nn.MultiheadAttention(8, 2, add_bias_kv=True),
+            ValueError,
+            "add_bias_kv or add_zero_attn",
+        ),
         (
             nn.TransformerEncoderLayer(8, 2, 16, activation=torch.tanh),
             ValueError,
             "module.activation must be relu or exact gelu",
         ),
-        (nn.TransformerEncoderLayer(8, 2, 16, bias=False), ValueError, "module must have biases"),
+        (
+            nn.TransformerEncoderLayer(8, 2, 16, bias=False),
+            ValueError,
+            "module must have biases",
+        ),
         (
             nn.TransformerEncoder(
                 nn.TransformerEncoderLayer(8, 2, 16),
@@ -276,5 +336,7 @@ def test_from_torch_rejects_what_it_cannot_convert(module, error, match):
 
 
 def test_to_torch_rejects_a_module_without_a_counterpart():
-    with pytest.raises(TypeError, match="module must be a MultiHeadAttention, EncoderLayer"):
+    with pytest.raises(
+        TypeError, match="module must be a MultiHeadAttention, EncoderLayer"
+    ):
         to_torch(nn.Linear(2, 2))

@@ -1,7 +1,16 @@
 import pytest
 import torch
-from _support import assert_dropout_only_in_training, assert_gradients_reach_every_parameter
-from transformer import DecoderLayer, EncoderLayer, causal_mask, padding_mask
+from _support import (
+    assert_dropout_only_in_training,
+    assert_gradients_reach_every_parameter,
+)
+from transformer import (
+    DecoderLayer,
+    EncoderLayer,
+    causal_mask,
+    padding_mask,
+    record_attention,
+)
 
 D_MODEL, H, D_FF = 16, 4, 32
 ATTENTION, FEED_FORWARD, NORM = (
@@ -23,12 +32,18 @@ def decoder_layer(**kwargs):
 
 def test_encoder_layer_parameter_count_matches_formula():
     layer = encoder_layer()
-    assert sum(p.numel() for p in layer.parameters()) == ATTENTION + FEED_FORWARD + 2 * NORM
+    assert (
+        sum(p.numel() for p in layer.parameters())
+        == ATTENTION + FEED_FORWARD + 2 * NORM
+    )
 
 
 def test_decoder_layer_parameter_count_matches_formula():
     layer = decoder_layer()
-    assert sum(p.numel() for p in layer.parameters()) == 2 * ATTENTION + FEED_FORWARD + 3 * NORM
+    assert (
+        sum(p.numel() for p in layer.parameters())
+        == 2 * ATTENTION + FEED_FORWARD + 3 * NORM
+    )
 
 
 @pytest.mark.parametrize("norm_first", [False, True])
@@ -59,7 +74,10 @@ def test_decoder_layer_causal_outputs_ignore_future_target_tokens(norm_first):
     x, memory = torch.randn(2, 5, D_MODEL), torch.randn(2, 7, D_MODEL)
     changed = x.clone()
     changed[:, 2:] = torch.randn(2, 3, D_MODEL)
-    out, out_changed = layer(x, memory, causal_mask(5)), layer(changed, memory, causal_mask(5))
+    out, out_changed = (
+        layer(x, memory, causal_mask(5)),
+        layer(changed, memory, causal_mask(5)),
+    )
     torch.testing.assert_close(out[:, :2], out_changed[:, :2])
 
 
@@ -70,20 +88,27 @@ def test_decoder_layer_padded_memory_does_not_change_outputs():
     changed = memory.clone()
     changed[1, 3:] = -20.0
     expected = layer(x, memory, causal_mask(5), cross_mask)
-    torch.testing.assert_close(layer(x, changed, causal_mask(5), cross_mask), expected)
+    with record_attention(layer):
+        torch.testing.assert_close(
+            layer(x, changed, causal_mask(5), cross_mask), expected
+        )
     assert (layer.cross_attn.attn_weights[1, :, :, 3:] == 0).all()
 
 
 def test_decoder_layer_keeps_self_and_cross_attention_weights():
     layer = decoder_layer()
-    layer(torch.randn(2, 5, D_MODEL), torch.randn(2, 7, D_MODEL))
+    with record_attention(layer):
+        layer(torch.randn(2, 5, D_MODEL), torch.randn(2, 7, D_MODEL))
     assert layer.self_attn.attn_weights.shape == (2, H, 5, 5)
     assert layer.cross_attn.attn_weights.shape == (2, H, 5, 7)
 
 
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_layers_gradients_reach_every_parameter(norm_first):
-    encoder, decoder = encoder_layer(norm_first=norm_first), decoder_layer(norm_first=norm_first)
+    encoder, decoder = (
+        encoder_layer(norm_first=norm_first),
+        decoder_layer(norm_first=norm_first),
+    )
     x, memory = torch.randn(2, 5, D_MODEL), torch.randn(2, 7, D_MODEL)
     assert_gradients_reach_every_parameter(encoder, encoder(x))
     assert_gradients_reach_every_parameter(decoder, decoder(x, memory, causal_mask(5)))
@@ -100,7 +125,11 @@ def test_layers_dropout_acts_only_in_training():
 @pytest.mark.parametrize(
     ("args", "error", "match"),
     [
-        ((15, 4, 32), ValueError, "d_model must be divisible by h: got d_model=15, h=4"),
+        (
+            (15, 4, 32),
+            ValueError,
+            "d_model must be divisible by h: got d_model=15, h=4",
+        ),
         ((16, 4, 0), ValueError, "d_ff must be a positive int"),
         ((16, 4, 32, 0.1, "swish"), ValueError, "activation must be 'relu' or 'gelu'"),
         ((16, 4, 32, 0.1, "relu", "yes"), TypeError, "norm_first must be a bool"),

@@ -1,6 +1,9 @@
 import pytest
 import torch
-from _support import assert_dropout_only_in_training, assert_gradients_reach_every_parameter
+from _support import (
+    assert_dropout_only_in_training,
+    assert_gradients_reach_every_parameter,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from transformer import MultiHeadAttention, causal_mask, padding_mask
@@ -21,7 +24,8 @@ def make(d_model=16, h=4, **kwargs):
 )
 def test_multihead_attention_shapes_and_rows_sum_to_one(B, L, S, h, d_k):
     mha = make(h * d_k, h)
-    out = mha(torch.randn(B, L, h * d_k), torch.randn(B, S, h * d_k), torch.randn(B, S, h * d_k))
+    q, kv = torch.randn(B, L, h * d_k), torch.randn(B, S, h * d_k)
+    out = mha(q, kv, kv, need_weights=True)
     assert out.shape == (B, L, h * d_k)
     assert mha.attn_weights.shape == (B, h, L, S)
     torch.testing.assert_close(mha.attn_weights.sum(-1), torch.ones(B, h, L))
@@ -31,14 +35,14 @@ def test_multihead_attention_weights_are_detached_and_none_before_forward():
     mha = make()
     assert mha.attn_weights is None
     x = torch.randn(2, 5, 16, requires_grad=True)
-    mha(x, x, x)
+    mha(x, x, x, need_weights=True)
     assert not mha.attn_weights.requires_grad
 
 
 def test_multihead_attention_heads_use_their_own_slice():
     mha = make(d_model=8, h=2)
     x = torch.randn(1, 4, 8)
-    mha(x, x, x)
+    mha(x, x, x, need_weights=True)
     q = mha.w_q(x).view(1, 4, 2, 4).transpose(1, 2)
     k = mha.w_k(x).view(1, 4, 2, 4).transpose(1, 2)
     expected = torch.softmax(q @ k.transpose(-2, -1) / 2.0, dim=-1)
@@ -63,6 +67,7 @@ def test_multihead_attention_padded_keys_do_not_change_outputs():
     changed = kv.clone()
     changed[1, 2:] = 100.0
     torch.testing.assert_close(mha(q, kv, kv, mask), mha(q, changed, changed, mask))
+    mha(q, changed, changed, mask, need_weights=True)
     assert (mha.attn_weights[1, :, :, 2:] == 0).all()
 
 
@@ -122,7 +127,11 @@ X = torch.randn(2, 5, 16)
             ValueError,
             r"key and value must have shape .* got key \(2, 5, 16\) and value \(2, 4, 16\)",
         ),
-        ((X, torch.randn(3, 5, 16), torch.randn(3, 5, 16)), ValueError, r"B=2 as in query"),
+        (
+            (X, torch.randn(3, 5, 16), torch.randn(3, 5, 16)),
+            ValueError,
+            r"B=2 as in query",
+        ),
         (
             (torch.randn(2, 0, 16), X, X),
             ValueError,

@@ -15,6 +15,7 @@ from transformer import (  # noqa: E402
     Transformer,
     TransformerConfig,
     padding_mask,
+    record_attention,
 )
 from transformer.plot_flow import (  # noqa: E402
     cross_attention_flow,
@@ -87,7 +88,8 @@ def test_cross_attention_flow_returns_the_weights_the_model_used():
     memory, weights = cross_attention_flow(model, src, tgt, mask)
     assert memory.shape == (3, 5, 16) and len(weights) == 2
     with torch.no_grad():
-        model(src, tgt, mask)
+        with record_attention(model):
+            model(src, tgt, mask)
         assert torch.equal(memory, model.encode(src, mask))
     for layer, w in zip(model.decoder.layers, weights):
         assert w.shape == (3, 2, 4, 5)

@@ -57,7 +57,10 @@ def cached_wheel(root: Path, package: Path, cache: Path) -> Path:
         RuntimeError: If pip cannot build the wheel.
     """
     pyproject = hashlib.sha256((root / "pyproject.toml").read_bytes()).hexdigest()
-    folder = cache / f"{package_hash(package)[:16]}-{pyproject[:8]}"
+    # The wheel carries the chapters' sources too (transformer.book_chapters reads them).
+    chapters = sorted((root / "book").glob("*.md"))
+    pages = hashlib.sha256(b"".join(p.read_bytes() for p in chapters)).hexdigest()
+    folder = cache / f"{package_hash(package)[:16]}-{pyproject[:8]}-{pages[:8]}"
     if not folder.is_dir():
         cache.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=cache, prefix=".build-") as tmp:
@@ -66,6 +69,9 @@ def cached_wheel(root: Path, package: Path, cache: Path) -> Path:
                             ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
             for name in ("pyproject.toml", "README.md"):
                 shutil.copyfile(root / name, source / name)
+            (source / "book").mkdir()
+            for page in chapters:
+                shutil.copyfile(page, source / "book" / page.name)
             command = [sys.executable, *PIP_WHEEL, "--wheel-dir", str(dist), str(source)]
             result = subprocess.run(command, capture_output=True, text=True)
             if result.returncode != 0 or len(list(dist.glob("*.whl"))) != 1:

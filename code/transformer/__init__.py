@@ -69,3 +69,33 @@ __all__ = [
     "to_torch",
     "to_torch_mask",
 ]
+
+# Part II: beyond 2017.
+from .charlm import CharCorpus, bits_per_char, book_chapters, train_lm
+from .cost import count_flops, largest_tensor
+from .generate import generate, next_token
+from .gqa import GroupedQueryAttention
+from .kv_cache import KVCache
+from .record import record_attention
+from .rmsnorm import RMSNorm
+from .rotary import RotaryEmbedding
+from .swiglu import SwiGLU
+from .tiled_attention import tiled_attention
+
+__all__ += [
+    "CharCorpus",
+    "GroupedQueryAttention",
+    "KVCache",
+    "RMSNorm",
+    "RotaryEmbedding",
+    "SwiGLU",
+    "bits_per_char",
+    "book_chapters",
+    "count_flops",
+    "generate",
+    "largest_tensor",
+    "next_token",
+    "record_attention",
+    "tiled_attention",
+    "train_lm",
+]

@@ -100,3 +100,57 @@ def _check_attention(
     if mask is not None:
         L, S = query.shape[-2], key.shape[-2]
         check_mask("mask", mask, (*batch, L, S), "(..., L, S)", device=query.device)
+
+
+def _attend(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    mask: torch.Tensor | None,
+    dropout_p: float,
+    need_weights: bool,
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """Attend from ``h`` query heads to ``h`` or fewer key/value heads.
+
+    Without weights, PyTorch's fused ``F.scaled_dot_product_attention``
+    computes the output and no ``(L, S)`` matrix is kept. With weights, the
+    package's own :func:`~transformer.attention.scaled_dot_product_attention`
+    runs instead. A query whose mask row is all ``False`` gets a zero output
+    on both paths.
+
+    This is the inside of the attention modules, called after their inputs
+    were checked; it does not check them again.
+
+    Args:
+        q: Queries of ``h`` heads.
+        k: Keys of ``h_kv`` heads.
+        v: Values of ``h_kv`` heads.
+        mask: Optional boolean mask, ``True`` = may attend.
+        dropout_p: Probability of zeroing an attention weight.
+        need_weights: Return the weights too, through the package's own function.
+
+    Returns:
+        A pair ``(output, weights)``; ``weights`` is ``None`` on the fast path.
+
+    Shape:
+        - q: ``(B, h, L, d_k)``
+        - k, v: ``(B, h_kv, S, d_k)``, ``h_kv`` dividing ``h``
+        - mask: broadcastable to ``(B, h, L, S)``
+        - output: ``(B, h, L, d_k)``, and weights ``(B, h, L, S)`` or ``None``
+    """
+    if need_weights:
+        group = q.shape[1] // k.shape[1]
+        k = k.repeat_interleave(group, dim=1)  # (B, h, S, d_k)
+        v = v.repeat_interleave(group, dim=1)  # (B, h, S, d_k)
+        return scaled_dot_product_attention(q, k, v, mask, dropout_p)
+    if mask is None:
+        out = F.scaled_dot_product_attention(
+            q, k, v, dropout_p=dropout_p, enable_gqa=True
+        )
+        return out, None
+    # A fully masked row may attend anywhere here; its output is zeroed below.
+    blocked = ~mask.any(dim=-1, keepdim=True)  # (..., L, 1)
+    out = F.scaled_dot_product_attention(
+        q, k, v, attn_mask=mask | blocked, dropout_p=dropout_p, enable_gqa=True
+    )  # (B, h, L, d_k)
+    return out.masked_fill(blocked, 0.0), None

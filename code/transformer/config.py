@@ -21,9 +21,14 @@ from ._checks import (
     check_probability,
 )
 from .feedforward import ACTIVATIONS
+from .norm import NORMS
 
-POSITIONAL = ("sinusoidal", "learned")
-"""The kinds of positional information a model config may ask for."""
+POSITIONAL = ("sinusoidal", "learned", "rope")
+"""The kinds of positional information a model config may ask for ("rope":
+decoder-only models only)."""
+
+FEED_FORWARDS = (*ACTIVATIONS, "swiglu")
+"""The feed-forward networks a config may ask for, by activation."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,12 +44,17 @@ class StackConfig:
         d_ff: Hidden width of the feed-forward networks (2048).
         dropout: Dropout probability everywhere, in training only (0.1).
         max_len: Longest sequence the positional information covers.
-        activation: ``"relu"`` (the paper) or ``"gelu"``.
+        activation: ``"relu"`` (the paper), ``"gelu"``, or ``"swiglu"`` for a
+            gated :class:`~transformer.swiglu.SwiGLU` network of hidden width
+            ``d_ff``.
         norm_first: ``False`` for post-norm layers (the paper), ``True`` for
-            pre-norm; pre-norm stacks end with a final layer norm.
-        positional: ``"sinusoidal"`` (the paper) or ``"learned"``.
+            pre-norm; pre-norm stacks end with a final norm.
+        positional: ``"sinusoidal"`` (the paper) or ``"learned"``; a
+            decoder-only model may also use ``"rope"``.
         share_embeddings: Use one matrix for the token embeddings and the
             output projection, as the paper does (section 3.4).
+        norm: ``"layer"`` (the paper) or ``"rms"``
+            (:class:`~transformer.rmsnorm.RMSNorm`).
 
     Raises:
         TypeError: If a field has the wrong type.
@@ -62,14 +72,16 @@ class StackConfig:
     norm_first: bool = False
     positional: str = "sinusoidal"
     share_embeddings: bool = False
+    norm: str = "layer"
 
     def __post_init__(self) -> None:
         for name in ("d_model", "h", "N", "d_ff", "max_len"):
             check_positive_int(name, getattr(self, name))
         check_divisible("d_model", self.d_model, "h", self.h)
         check_probability("dropout", self.dropout)
-        check_choice("activation", self.activation, tuple(ACTIVATIONS))
+        check_choice("activation", self.activation, FEED_FORWARDS)
         check_choice("positional", self.positional, POSITIONAL)
+        check_choice("norm", self.norm, tuple(NORMS))
         for name in ("norm_first", "share_embeddings"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(
@@ -79,11 +91,18 @@ class StackConfig:
     def _stack_parameters(self, attentions_per_layer: int) -> int:
         """Return the closed-form parameter count of one stack of ``N`` layers."""
         d, d_ff = self.d_model, self.d_ff
-        attention = 4 * (d * d + d)  # W_q, W_k, W_v, W_o with biases
-        feed_forward = d * d_ff + d_ff + d_ff * d + d
-        norm = 2 * d  # gain and bias
+        attention = self._attention_parameters()
+        if self.activation == "swiglu":
+            feed_forward = 3 * d * d_ff  # w_gate, w_up, w_down, no biases
+        else:
+            feed_forward = d * d_ff + d_ff + d_ff * d + d
+        norm = d if self.norm == "rms" else 2 * d  # gain (and bias)
         layer = attentions_per_layer * (attention + norm) + feed_forward + norm
         return self.N * layer + (norm if self.norm_first else 0)
+
+    def _attention_parameters(self) -> int:
+        """Return the closed-form parameter count of one multi-head attention."""
+        return 4 * (self.d_model**2 + self.d_model)  # W_q, W_k, W_v, W_o, biases
 
     def _embedding_parameters(self, vocab_sizes: tuple[int, ...], V_out: int) -> int:
         """Return the closed-form parameter count of embeddings and output map."""
@@ -118,6 +137,11 @@ class TransformerConfig(StackConfig):
         super().__post_init__()
         check_positive_int("src_vocab_size", self.src_vocab_size)
         check_positive_int("tgt_vocab_size", self.tgt_vocab_size)
+        if self.positional == "rope":
+            raise ValueError(
+                "positional='rope' is for DecoderOnlyConfig only: the "
+                "encoder-decoder model takes 'sinusoidal' or 'learned'"
+            )
         if self.share_embeddings and self.src_vocab_size != self.tgt_vocab_size:
             raise ValueError(
                 "share_embeddings needs one vocabulary: got src_vocab_size="
@@ -193,22 +217,51 @@ class DecoderOnlyConfig(StackConfig):
     """Describe a decoder-only language model, a ``DecoderOnlyTransformer``.
 
     ``vocab_size`` comes first; every field of :class:`StackConfig` follows as
-    a keyword argument.
+    a keyword argument. With ``norm_first=True``, ``norm="rms"``,
+    ``activation="swiglu"``, ``positional="rope"`` and ``n_kv_heads < h`` the
+    model is a LLaMA-style decoder.
 
     Attributes:
         vocab_size: Vocabulary size ``V`` of the inputs and the output logits.
+        n_kv_heads: Key and value heads of grouped-query attention; must
+            divide ``h``. ``None`` means ``h``. With ``n_kv_heads`` set or
+            ``positional="rope"``, the layers use
+            :class:`~transformer.gqa.GroupedQueryAttention` (no biases).
 
     Raises:
         TypeError: If a field has the wrong type.
         ValueError: If a size is not positive, ``h`` does not divide
-            ``d_model``, or a choice is unknown.
+            ``d_model``, ``n_kv_heads`` does not divide ``h``, or a choice is
+            unknown.
     """
 
     vocab_size: int
+    n_kv_heads: int | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
         check_positive_int("vocab_size", self.vocab_size)
+        if self.n_kv_heads is not None:
+            check_positive_int("n_kv_heads", self.n_kv_heads)
+            check_divisible("h", self.h, "n_kv_heads", self.n_kv_heads)
+        if self.positional == "rope" and (self.d_model // self.h) % 2:
+            raise ValueError(
+                f"positional='rope' needs an even d_k = d_model // h, got "
+                f"{self.d_model} // {self.h} = {self.d_model // self.h}"
+            )
+
+    @property
+    def grouped(self) -> bool:
+        """Whether the layers use grouped-query attention (RoPE or fewer kv heads)."""
+        return self.n_kv_heads is not None or self.positional == "rope"
+
+    def _attention_parameters(self) -> int:
+        """Return the parameters of one attention: grouped ones have no biases."""
+        if not self.grouped:
+            return super()._attention_parameters()
+        d, d_k = self.d_model, self.d_model // self.h
+        kv = self.h if self.n_kv_heads is None else self.n_kv_heads
+        return 2 * d * d + 2 * d * kv * d_k  # W_q, W_o; W_k, W_v of kv heads
 
     def num_parameters(self) -> int:
         """Return the model's parameter count, computed in closed form from the sizes.

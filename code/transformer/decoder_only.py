@@ -5,13 +5,15 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ._checks import check_mask
+from ._checks import check_mask, shape_str
 from ._contract import contract, entry
 from ._id_checks import check_token_ids
 from .config import DecoderOnlyConfig, check_config
 from .embedding import TokenEmbedding
+from .kv_cache import KVCache
 from .masks import causal_mask
 from .positional import POSITIONAL_ENCODINGS
+from .rotary import RotaryEmbedding
 from .stacks import Encoder
 
 
@@ -21,7 +23,9 @@ class DecoderOnlyTransformer(nn.Module):
     There is no source and so no cross-attention: the stack is an
     :class:`~transformer.stacks.Encoder` (self-attention and feed-forward
     layers), and what makes it a decoder is the causal mask, which keeps
-    every position from seeing the tokens after it.
+    every position from seeing the tokens after it. The config chooses the
+    parts: with ``norm_first=True``, ``norm="rms"``, ``activation="swiglu"``,
+    ``positional="rope"`` and ``n_kv_heads < h``, it is a LLaMA-style decoder.
 
     Args:
         config: The sizes; see :class:`~transformer.config.DecoderOnlyConfig`.
@@ -29,7 +33,10 @@ class DecoderOnlyTransformer(nn.Module):
     Attributes:
         config: The config the model was built from.
         embed: The :class:`~transformer.embedding.TokenEmbedding`.
-        positional: Positional information.
+        positional: Positional information added to the embeddings; with
+            ``positional="rope"``, only the dropout of the embeddings.
+        rope: The :class:`~transformer.rotary.RotaryEmbedding` that every
+            layer's attention uses, or ``None``.
         stack: The ``N`` layers, an :class:`~transformer.stacks.Encoder`.
         out_proj: Linear map from ``d_model`` to the ``V`` logits. With
             ``share_embeddings`` its weight is the embedding matrix.
@@ -43,55 +50,86 @@ class DecoderOnlyTransformer(nn.Module):
         check_config(config, DecoderOnlyConfig)
         self.config = c = config
         self.embed = TokenEmbedding(c.vocab_size, c.d_model)
-        self.positional = POSITIONAL_ENCODINGS[c.positional](
-            c.d_model, c.max_len, c.dropout
-        )
+        if c.positional == "rope":
+            self.positional = nn.Dropout(c.dropout)
+            self.rope = RotaryEmbedding(c.d_model // c.h, c.max_len)
+        else:
+            kind = POSITIONAL_ENCODINGS[c.positional]
+            self.positional = kind(c.d_model, c.max_len, c.dropout)
+            self.rope = None
+        attention = {"n_kv_heads": c.n_kv_heads, "rope": self.rope} if c.grouped else {}
         self.stack = Encoder(
-            c.d_model, c.h, c.d_ff, c.N, c.dropout, c.activation, c.norm_first
-        )
+            c.d_model, c.h, c.d_ff, c.N, c.dropout, c.activation, c.norm_first,
+            norm=c.norm, **attention,
+        )  # fmt: skip
         self.out_proj = nn.Linear(c.d_model, c.vocab_size)
         if c.share_embeddings:
             self.out_proj.weight = self.embed.weight
 
     @entry
     def forward(
-        self, x: torch.Tensor, mask: torch.Tensor | None = None
+        self,
+        x: torch.Tensor,
+        mask: torch.Tensor | None = None,
+        *,
+        cache: KVCache | None = None,
     ) -> torch.Tensor:
         """Return the logits of the next token at every position.
 
         Args:
             x: Token ids.
             mask: Optional boolean mask, ``True`` = may attend, broadcastable
-                to ``(B, h, L, L)``. ``None`` means the causal mask; a mask
+                to ``(B, h, L, S)``. ``None`` means the causal mask; a mask
                 given here replaces it (e.g. a prefix-LM mask, or
                 ``causal_mask(L) & padding_mask(lengths)``).
+            cache: A :class:`~transformer.kv_cache.KVCache` of ``N`` layers
+                while generating: ``x`` continues the ``T`` tokens it holds,
+                their keys and values are reused, and the new ones are
+                appended. Then ``S = T + L``.
 
         Returns:
             Unnormalised logits over the vocabulary.
 
         Shape:
             - x: ``(B, L)``
-            - mask: broadcastable to ``(B, h, L, L)``
+            - mask: broadcastable to ``(B, h, L, S)``
             - output: ``(B, L, V)``
 
         Raises:
             TypeError: If ``x`` is not an integer tensor or ``mask`` not boolean.
-            ValueError: If an id is outside the vocabulary, ``x`` is empty or
-                longer than ``max_len``, or ``mask`` does not fit.
+            ValueError: If an id is outside the vocabulary, ``x`` is empty,
+                the cached and new tokens are more than ``max_len``, or
+                ``mask`` or ``cache`` does not fit.
         """
-        _check_forward(self, x, mask)
-        if mask is None:
-            mask = causal_mask(x.shape[1], device=x.device)  # (L, L)
-        hidden = self.positional(self.embed(x))  # (B, L, d_model)
-        hidden = self.stack(hidden, mask)
+        _check_forward(self, x, mask, cache)
+        T, L = (0 if cache is None else cache.length), x.shape[1]
+        if mask is None and T == 0:
+            mask = causal_mask(L, device=x.device)  # (L, L)
+        elif mask is None and L > 1:  # new queries see the cache and their own past
+            mask = torch.ones(L, T + L, dtype=torch.bool, device=x.device).tril(T)
+        hidden = self.embed(x)  # (B, L, d_model)
+        hidden = self.positional(hidden) if self.rope else self.positional(hidden, T)
+        hidden = self.stack(hidden, mask, cache=cache)
         return self.out_proj(hidden)  # (B, L, V)
 
 
 @contract
-def _check_forward(model: DecoderOnlyTransformer, x: object, mask: object) -> None:
+def _check_forward(
+    model: DecoderOnlyTransformer, x: object, mask: object, cache: object
+) -> None:
     """Check the arguments of :meth:`DecoderOnlyTransformer.forward`."""
     c, device = model.config, model.out_proj.weight.device
     check_token_ids("x", x, c.vocab_size, c.max_len, device)
-    B, L = x.shape
+    (B, L), T = x.shape, 0
+    if cache is not None:
+        if not isinstance(cache, KVCache) or len(cache) != c.N:
+            raise TypeError(f"cache must be a KVCache of N={c.N} layers, got {cache!r}")
+        T = cache.length
+        if T + L > c.max_len:
+            raise ValueError(
+                f"x of shape {shape_str(x.shape)} after {T} cached tokens runs past "
+                f"max_len={c.max_len}"
+            )
     if mask is not None:
-        check_mask("mask", mask, (B, c.h, L, L), "(B, h, L, L)", device=device)
+        letters = "(B, h, L, S)" if T else "(B, h, L, L)"
+        check_mask("mask", mask, (B, c.h, L, T + L), letters, device=device)

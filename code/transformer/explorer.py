@@ -31,6 +31,7 @@ import torch.nn as nn
 
 from .attention import scaled_dot_product_attention
 from .multihead import MultiHeadAttention
+from .record import record_attention
 
 STAGES = {
     "raw": "raw scores Q Kᵀ",
@@ -114,7 +115,7 @@ def capture_attention(
     was_training = model.training
     model.eval()
     try:
-        with torch.no_grad():
+        with torch.no_grad(), record_attention(model):
             forward()
     finally:
         model.train(was_training)
@@ -151,7 +152,7 @@ def attention_stages(call: AttentionCall) -> dict[str, torch.Tensor]:
 
 
 def _rounded(x: torch.Tensor, digits: int) -> list:
-    """Nested lists of ``x`` rounded to ``digits`` decimals; ``-inf`` becomes ``None``."""
+    """Nested lists of ``x`` rounded to ``digits`` decimals; ``-inf`` is ``None``."""
     if x.dim() > 1:
         return [_rounded(row, digits) for row in x]
     out = []
@@ -247,7 +248,7 @@ class AttentionExplorer:
         return calls
 
     def to_json(self) -> str:
-        """Return the explorer's data as compact JSON, safe inside an HTML ``<script>``."""
+        """Return the explorer's data as compact JSON, safe in an HTML ``<script>``."""
         data = {"title": self.title, "stages": STAGES, "examples": self.examples}
         text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
         return (
@@ -265,4 +266,5 @@ class AttentionExplorer:
 
     def __repr__(self) -> str:
         labels = ", ".join(e["label"] for e in self.examples)
-        return f"AttentionExplorer({self.title!r}: {len(self.examples)} examples: {labels})"
+        n = len(self.examples)
+        return f"AttentionExplorer({self.title!r}: {n} examples: {labels})"

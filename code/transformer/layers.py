@@ -8,8 +8,21 @@ import torch.nn as nn
 from ._checks import check_like, check_mask, check_sequence, shape_str
 from ._contract import contract, entry
 from .feedforward import PositionwiseFeedForward
+from .gqa import GroupedQueryAttention
+from .kv_cache import LayerKVCache
 from .multihead import MultiHeadAttention
 from .norm import AddNorm
+from .rotary import RotaryEmbedding
+from .swiglu import SwiGLU
+
+
+def _feed_forward(
+    d_model: int, d_ff: int, dropout: float, activation: str
+) -> nn.Module:
+    """Build the feed-forward network an ``activation`` names; ``"swiglu"`` is gated."""
+    if activation == "swiglu":
+        return SwiGLU(d_model, d_ff, dropout=dropout)
+    return PositionwiseFeedForward(d_model, d_ff, dropout, activation)
 
 
 class EncoderLayer(nn.Module):
@@ -26,14 +39,24 @@ class EncoderLayer(nn.Module):
         h: Number of attention heads; must divide ``d_model``.
         d_ff: Hidden width of the feed-forward network.
         dropout: Dropout probability, in training only.
-        activation: ``"relu"`` or ``"gelu"``.
+        activation: ``"relu"``, ``"gelu"`` or ``"swiglu"`` (a
+            :class:`~transformer.swiglu.SwiGLU` network of hidden width ``d_ff``).
         norm_first: ``False`` for post-norm (the paper), ``True`` for pre-norm.
-        eps: The layer norms' ``eps``.
+        eps: The norms' ``eps``.
+        norm: ``"layer"`` (the paper) or ``"rms"``.
+        n_kv_heads: Key and value heads of a
+            :class:`~transformer.gqa.GroupedQueryAttention`; with it or
+            ``rope``, the self-attention is grouped-query attention without
+            biases, else :class:`~transformer.multihead.MultiHeadAttention`.
+        rope: A :class:`~transformer.rotary.RotaryEmbedding` for the queries
+            and keys, shared by the layers of a stack.
 
     Attributes:
-        self_attn: The :class:`~transformer.multihead.MultiHeadAttention`;
-            its ``attn_weights`` hold the latest ``(B, h, L, L)`` weights.
-        feed_forward: The :class:`~transformer.feedforward.PositionwiseFeedForward`.
+        self_attn: The :class:`~transformer.multihead.MultiHeadAttention` (or
+            :class:`~transformer.gqa.GroupedQueryAttention`); inside
+            :func:`~transformer.record.record_attention` its ``attn_weights`` hold the
+            latest ``(B, h, L, L)`` weights.
+        feed_forward: The feed-forward network.
         add_norm1: Residual and norm around the self-attention.
         add_norm2: Residual and norm around the feed-forward network.
 
@@ -53,25 +76,39 @@ class EncoderLayer(nn.Module):
         activation: str = "relu",
         norm_first: bool = False,
         eps: float = 1e-5,
+        *,
+        norm: str = "layer",
+        n_kv_heads: int | None = None,
+        rope: RotaryEmbedding | None = None,
     ) -> None:
         super().__init__()
         self.d_model, self.h = d_model, h
-        self.self_attn = MultiHeadAttention(d_model, h, dropout)
-        self.feed_forward = PositionwiseFeedForward(d_model, d_ff, dropout, activation)
-        self.add_norm1 = AddNorm(d_model, dropout, norm_first, eps)
-        self.add_norm2 = AddNorm(d_model, dropout, norm_first, eps)
+        if n_kv_heads is None and rope is None:
+            self.self_attn = MultiHeadAttention(d_model, h, dropout)
+        else:
+            kv = h if n_kv_heads is None else n_kv_heads
+            self.self_attn = GroupedQueryAttention(d_model, h, kv, rope, False, dropout)
+        self.feed_forward = _feed_forward(d_model, d_ff, dropout, activation)
+        self.add_norm1 = AddNorm(d_model, dropout, norm_first, eps, norm)
+        self.add_norm2 = AddNorm(d_model, dropout, norm_first, eps, norm)
 
     @entry
     def forward(
-        self, x: torch.Tensor, mask: torch.Tensor | None = None
+        self,
+        x: torch.Tensor,
+        mask: torch.Tensor | None = None,
+        *,
+        cache: LayerKVCache | None = None,
     ) -> torch.Tensor:
         """Run self-attention and the feed-forward network over ``x``.
 
         Args:
             x: The source sequence.
             mask: Optional boolean mask, ``True`` = may attend, broadcastable
-                to ``(B, h, L, L)``; typically a ``(B, 1, 1, L)`` padding mask.
-                A 2-D mask is read as ``(L, L)``, the same for every sequence.
+                to ``(B, h, L, S)``; typically a ``(B, 1, 1, L)`` padding mask.
+                A 2-D mask is read as ``(L, S)``, the same for every sequence.
+            cache: The layer's KV cache while generating; ``S`` counts the
+                cached positions too.
 
         Returns:
             The transformed sequence.
@@ -86,8 +123,11 @@ class EncoderLayer(nn.Module):
                 not boolean.
             ValueError: If ``x`` or ``mask`` has the wrong shape.
         """
-        check_encoder_inputs(self, x, mask)
-        x = self.add_norm1(x, lambda y: self.self_attn(y, y, y, mask))
+        check_encoder_inputs(self, x, mask, cache)
+        if isinstance(self.self_attn, GroupedQueryAttention):
+            x = self.add_norm1(x, lambda y: self.self_attn(y, mask, cache=cache))
+        else:
+            x = self.add_norm1(x, lambda y: self.self_attn(y, y, y, mask, cache=cache))
         return self.add_norm2(x, self.feed_forward)
 
 
@@ -104,9 +144,10 @@ class DecoderLayer(nn.Module):
         h: Number of attention heads; must divide ``d_model``.
         d_ff: Hidden width of the feed-forward network.
         dropout: Dropout probability, in training only.
-        activation: ``"relu"`` or ``"gelu"``.
+        activation: ``"relu"``, ``"gelu"`` or ``"swiglu"``.
         norm_first: ``False`` for post-norm (the paper), ``True`` for pre-norm.
-        eps: The layer norms' ``eps``.
+        eps: The norms' ``eps``.
+        norm: ``"layer"`` (the paper) or ``"rms"``.
 
     Attributes:
         self_attn: Self-attention over the target, weights ``(B, h, L, L)``.
@@ -133,15 +174,17 @@ class DecoderLayer(nn.Module):
         activation: str = "relu",
         norm_first: bool = False,
         eps: float = 1e-5,
+        *,
+        norm: str = "layer",
     ) -> None:
         super().__init__()
         self.d_model, self.h = d_model, h
         self.self_attn = MultiHeadAttention(d_model, h, dropout)
         self.cross_attn = MultiHeadAttention(d_model, h, dropout)
-        self.feed_forward = PositionwiseFeedForward(d_model, d_ff, dropout, activation)
-        self.add_norm1 = AddNorm(d_model, dropout, norm_first, eps)
-        self.add_norm2 = AddNorm(d_model, dropout, norm_first, eps)
-        self.add_norm3 = AddNorm(d_model, dropout, norm_first, eps)
+        self.feed_forward = _feed_forward(d_model, d_ff, dropout, activation)
+        self.add_norm1 = AddNorm(d_model, dropout, norm_first, eps, norm)
+        self.add_norm2 = AddNorm(d_model, dropout, norm_first, eps, norm)
+        self.add_norm3 = AddNorm(d_model, dropout, norm_first, eps, norm)
 
     @entry
     def forward(
@@ -187,13 +230,16 @@ class DecoderLayer(nn.Module):
 
 
 @contract
-def check_encoder_inputs(module: nn.Module, x: object, mask: object) -> None:
+def check_encoder_inputs(
+    module: nn.Module, x: object, mask: object, cache: object = None
+) -> None:
     """Check the arguments of an encoder layer or stack: a sequence and its mask."""
     weight = next(module.parameters())
     check_sequence("x", x, module.d_model, "(B, L, d_model)", weight)
     B, L, _ = x.shape
+    S = L + (0 if cache is None else cache.length)  # a stack's KVCache has one too
     if mask is not None:
-        target = (B, module.h, L, L)
+        target = (B, module.h, L, S)
         check_mask("mask", mask, target, "(B, h, L, S)", device=x.device)
 
 

@@ -52,8 +52,8 @@ class Transformer(nn.Module):
             c.d_model, c.max_len, c.dropout
         )
         sizes = (c.d_model, c.h, c.d_ff, c.N, c.dropout, c.activation, c.norm_first)
-        self.encoder = Encoder(*sizes)
-        self.decoder = Decoder(*sizes)
+        self.encoder = Encoder(*sizes, norm=c.norm)
+        self.decoder = Decoder(*sizes, norm=c.norm)
         self.out_proj = nn.Linear(c.d_model, c.tgt_vocab_size)
         if c.share_embeddings:
             self.tgt_embed.weight = self.src_embed.weight

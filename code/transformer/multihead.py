@@ -14,7 +14,8 @@ from ._checks import (
     shape_str,
 )
 from ._contract import contract, entry
-from .attention import scaled_dot_product_attention
+from .attention import _attend
+from .kv_cache import LayerKVCache
 
 
 class MultiHeadAttention(nn.Module):
@@ -45,9 +46,13 @@ class MultiHeadAttention(nn.Module):
         w_v: Projection of the values, ``d_model`` to ``h * d_k``.
         w_o: Output projection mixing the concatenated heads, ``h * d_k`` to
             ``d_model``.
-        attn_weights: The attention weights of the latest ``forward`` call,
-            detached from the graph, of shape ``(B, h, L, S)``; ``None`` before
-            the first call. In training they are the weights after dropout.
+        attn_weights: The attention weights of the latest ``forward`` call that
+            asked for them (``need_weights=True``, or inside
+            :func:`~transformer.record.record_attention`), detached from the graph, of
+            shape ``(B, h, L, S)``; ``None`` after a call that did not. In
+            training they are the weights after dropout.
+        record_weights: Whether every call keeps its weights, as if
+            ``need_weights=True``; :func:`~transformer.record.record_attention` sets it.
 
     Raises:
         TypeError: If a size is not an int or ``dropout`` not a number.
@@ -69,6 +74,7 @@ class MultiHeadAttention(nn.Module):
         self.w_v = nn.Linear(d_model, d_model, bias=bias)
         self.w_o = nn.Linear(d_model, d_model, bias=bias)
         self.attn_weights: torch.Tensor | None = None
+        self.record_weights = False
 
     @entry
     def forward(
@@ -77,6 +83,9 @@ class MultiHeadAttention(nn.Module):
         key: torch.Tensor,
         value: torch.Tensor,
         mask: torch.Tensor | None = None,
+        *,
+        need_weights: bool = False,
+        cache: LayerKVCache | None = None,
     ) -> torch.Tensor:
         """Attend from every query position to the key positions, in every head.
 
@@ -91,9 +100,17 @@ class MultiHeadAttention(nn.Module):
                 read as ``(L, S)``, the same for every sequence, so a ``(B, S)``
                 padding mask must become ``mask[:, None, None, :]``; a 3-D
                 ``(B, L, S)`` mask is rejected and needs ``mask[:, None]``.
+            need_weights: Compute through the package's own
+                :func:`~transformer.attention.scaled_dot_product_attention` and
+                keep the weights in :attr:`attn_weights`. Otherwise (the
+                default) PyTorch's fused ``F.scaled_dot_product_attention``
+                computes the same output and no weights are kept.
+            cache: For self-attention while generating: the layer's KV cache.
+                The new keys and values are appended to it, and the queries
+                attend to all of them (``S`` = cached + new positions).
 
         Returns:
-            The attended sequence. The weights are kept in :attr:`attn_weights`.
+            The attended sequence.
 
         Shape:
             - query: ``(B, L, d_model)``
@@ -107,16 +124,17 @@ class MultiHeadAttention(nn.Module):
                 boolean.
             ValueError: If the shapes do not fit together.
         """
-        _check_multihead(self, query, key, value, mask)
+        _check_multihead(self, query, key, value, mask, cache)
         B, L, _ = query.shape
         q = self._split_heads(self.w_q(query))  # (B, h, L, d_k)
         k = self._split_heads(self.w_k(key))  # (B, h, S, d_k)
         v = self._split_heads(self.w_v(value))  # (B, h, S, d_k)
+        if cache is not None:
+            k, v = cache.update(k, v)  # (B, h, T + S, d_k) each
         dropout_p = self.dropout if self.training else 0.0
-        heads, weights = scaled_dot_product_attention(
-            q, k, v, mask, dropout_p
-        )  # (B, h, L, d_k)
-        self.attn_weights = weights.detach()  # (B, h, L, S)
+        keep = need_weights or self.record_weights
+        heads, weights = _attend(q, k, v, mask, dropout_p, keep)  # (B, h, L, d_k)
+        self.attn_weights = None if weights is None else weights.detach()
         concat = heads.transpose(1, 2).reshape(B, L, self.d_model)  # (B, L, d_model)
         return self.w_o(concat)
 
@@ -133,13 +151,18 @@ class MultiHeadAttention(nn.Module):
 
 @contract
 def _check_multihead(
-    mha: MultiHeadAttention, query: object, key: object, value: object, mask: object
+    mha: MultiHeadAttention,
+    query: object,
+    key: object,
+    value: object,
+    mask: object,
+    cache: LayerKVCache | None = None,
 ) -> None:
     """Check the arguments of :meth:`MultiHeadAttention.forward`."""
     check_sequence("query", query, mha.d_model, "(B, L, d_model)", mha.w_q.weight)
     check_sequence("key", key, mha.d_model, "(B, S, d_model)")
     check_sequence("value", value, mha.d_model, "(B, S, d_model)")
-    (B, L, _), S = query.shape, key.shape[1]
+    (B, L, _), S = query.shape, key.shape[1] + (0 if cache is None else cache.length)
     if key.shape[0] != B or value.shape != key.shape:
         raise ValueError(
             f"key and value must have shape (B, S, d_model) with B={B} as in query, "

@@ -8,6 +8,7 @@ import torch
 import torch.nn as nn
 
 from ._checks import (
+    check_choice,
     check_float,
     check_last_dim,
     check_like,
@@ -18,6 +19,7 @@ from ._checks import (
     check_tensor,
 )
 from ._contract import contract, entry
+from .rmsnorm import RMSNorm
 
 
 class LayerNorm(nn.Module):
@@ -78,6 +80,10 @@ class LayerNorm(nn.Module):
         return f"d_model={self.d_model}, eps={self.eps}"
 
 
+NORMS: dict[str, type[nn.Module]] = {"layer": LayerNorm, "rms": RMSNorm}
+"""The normalisations a layer may use, by name."""
+
+
 class AddNorm(nn.Module):
     """Wrap a sublayer in a residual connection with layer normalisation ("Add & Norm").
 
@@ -93,10 +99,12 @@ class AddNorm(nn.Module):
         d_model: Width of the sequence.
         dropout: Dropout probability on the sublayer's output, in training only.
         norm_first: ``False`` for post-norm, ``True`` for pre-norm.
-        eps: The layer norm's ``eps``.
+        eps: The norm's ``eps``.
+        norm: ``"layer"`` for :class:`LayerNorm` (the paper), ``"rms"`` for
+            :class:`~transformer.rmsnorm.RMSNorm`.
 
     Attributes:
-        norm: The :class:`LayerNorm`.
+        norm: The :class:`LayerNorm` or :class:`~transformer.rmsnorm.RMSNorm`.
 
     Raises:
         TypeError: If an argument has the wrong type.
@@ -110,6 +118,7 @@ class AddNorm(nn.Module):
         dropout: float = 0.0,
         norm_first: bool = False,
         eps: float = 1e-5,
+        norm: str = "layer",
     ) -> None:
         super().__init__()
         if not isinstance(norm_first, bool):
@@ -117,7 +126,7 @@ class AddNorm(nn.Module):
                 f"norm_first must be a bool, got {type(norm_first).__name__}"
             )
         self.norm_first = norm_first
-        self.norm = LayerNorm(d_model, eps)
+        self.norm = NORMS[check_choice("norm", norm, tuple(NORMS))](d_model, eps)
         self.dropout = nn.Dropout(check_probability("dropout", dropout))
 
     def forward(

@@ -16,11 +16,11 @@ from ._contract import contract, entry
 
 
 def _add_positions(
-    x: torch.Tensor, table: torch.Tensor, dropout: nn.Module
+    x: torch.Tensor, table: torch.Tensor, dropout: nn.Module, offset: int = 0
 ) -> torch.Tensor:
-    """Return ``dropout(x + table[:L])``: the first ``L`` rows of the position table."""
+    """Return ``dropout(x + table[offset:offset + L])``: rows of the position table."""
     L = x.shape[1]
-    return dropout(x + table[:L])  # (B, L, d_model)
+    return dropout(x + table[offset : offset + L])  # (B, L, d_model)
 
 
 class SinusoidalPositionalEncoding(nn.Module):
@@ -66,25 +66,27 @@ class SinusoidalPositionalEncoding(nn.Module):
         self.register_buffer("pe", pe.to(torch.get_default_dtype()), persistent=False)
 
     @entry
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
         """Return ``dropout(x + PE)`` for the first ``L`` positions.
 
         Args:
             x: Token embeddings.
+            offset: Position of the first token, e.g. the number of tokens
+                already in a KV cache.
 
         Returns:
             A new tensor; ``x`` is not modified.
 
         Shape:
-            - x: ``(B, L, d_model)`` with ``L <= max_len``
+            - x: ``(B, L, d_model)`` with ``offset + L <= max_len``
             - output: ``(B, L, d_model)``
 
         Raises:
             TypeError: If ``x`` is not a floating-point tensor.
-            ValueError: If ``x`` has the wrong shape or ``L > max_len``.
+            ValueError: If ``x`` has the wrong shape or ``offset + L > max_len``.
         """
-        _check_positions(self, x)
-        return _add_positions(x, self.pe, self.dropout)
+        _check_positions(self, x, offset)
+        return _add_positions(x, self.pe, self.dropout, offset)
 
     def extra_repr(self) -> str:
         """Show the sizes when the module is printed."""
@@ -122,25 +124,27 @@ class LearnedPositionalEmbedding(nn.Module):
         self.weight = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
 
     @entry
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Return ``dropout(x + weight[:L])``.
+    def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
+        """Return ``dropout(x + weight[offset:offset + L])``.
 
         Args:
             x: Token embeddings.
+            offset: Position of the first token, e.g. the number of tokens
+                already in a KV cache.
 
         Returns:
             A new tensor; ``x`` is not modified.
 
         Shape:
-            - x: ``(B, L, d_model)`` with ``L <= max_len``
+            - x: ``(B, L, d_model)`` with ``offset + L <= max_len``
             - output: ``(B, L, d_model)``
 
         Raises:
             TypeError: If ``x`` is not a floating-point tensor.
-            ValueError: If ``x`` has the wrong shape or ``L > max_len``.
+            ValueError: If ``x`` has the wrong shape or ``offset + L > max_len``.
         """
-        _check_positions(self, x)
-        return _add_positions(x, self.weight, self.dropout)
+        _check_positions(self, x, offset)
+        return _add_positions(x, self.weight, self.dropout, offset)
 
     def extra_repr(self) -> str:
         """Show the sizes when the module is printed."""
@@ -156,14 +160,18 @@ POSITIONAL_ENCODINGS: dict[str, type[nn.Module]] = {
 
 @contract
 def _check_positions(
-    module: SinusoidalPositionalEncoding | LearnedPositionalEmbedding, x: object
+    module: SinusoidalPositionalEncoding | LearnedPositionalEmbedding,
+    x: object,
+    offset: object = 0,
 ) -> None:
-    """Check that ``x`` is ``(B, L, d_model)`` with ``L <= max_len``."""
+    """Check that ``x`` is ``(B, L, d_model)`` with ``offset + L <= max_len``."""
     table = (
         module.pe if isinstance(module, SinusoidalPositionalEncoding) else module.weight
     )
     check_sequence("x", x, module.d_model, weight=table)
-    L = x.shape[1]
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise TypeError(f"offset must be an int >= 0, got {offset!r}")
+    L = x.shape[1] + offset
     if L > module.max_len:
         raise ValueError(
             f"x has sequence length L={L}, longer than max_len={module.max_len}: "

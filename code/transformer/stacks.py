@@ -7,13 +7,14 @@ import torch.nn as nn
 
 from ._checks import check_positive_int
 from ._contract import entry
+from .kv_cache import KVCache
 from .layers import (
     DecoderLayer,
     EncoderLayer,
     check_decoder_inputs,
     check_encoder_inputs,
 )
-from .norm import LayerNorm
+from .norm import NORMS
 
 
 class _Stack(nn.Module):
@@ -32,13 +33,16 @@ class _Stack(nn.Module):
         norm_first: bool = False,
         final_norm: bool | None = None,
         eps: float = 1e-5,
+        *,
+        norm: str = "layer",
+        **attention: object,
     ) -> None:
         super().__init__()
         check_positive_int("N", N)
         self.d_model, self.h = d_model, h
+        args = (d_model, h, d_ff, dropout, activation, norm_first, eps)
         self.layers = nn.ModuleList(
-            self.layer_kind(d_model, h, d_ff, dropout, activation, norm_first, eps)
-            for _ in range(N)
+            self.layer_kind(*args, norm=norm, **attention) for _ in range(N)
         )
         if final_norm is not None and not isinstance(final_norm, bool):
             raise TypeError(
@@ -47,7 +51,7 @@ class _Stack(nn.Module):
         # A pre-norm stack leaves its output unnormalised; a post-norm one ends in a
         # norm.
         wanted = norm_first if final_norm is None else final_norm
-        self.norm = LayerNorm(d_model, eps) if wanted else None
+        self.norm = NORMS[norm](d_model, eps) if wanted else None
 
 
 class Encoder(_Stack):
@@ -59,17 +63,20 @@ class Encoder(_Stack):
         d_ff: Hidden width of the feed-forward networks.
         N: Number of layers (6 in the paper).
         dropout: Dropout probability, in training only.
-        activation: ``"relu"`` or ``"gelu"``.
+        activation: ``"relu"``, ``"gelu"`` or ``"swiglu"``.
         norm_first: ``False`` for post-norm layers (the paper), ``True`` for pre-norm.
         final_norm: Whether a :class:`~transformer.norm.LayerNorm` follows the
             last layer. ``None`` (the default) means "when ``norm_first``":
             a pre-norm stack leaves its output unnormalised and needs one,
             while a post-norm stack already ends in a norm.
-        eps: The layer norms' ``eps``.
+        eps: The norms' ``eps``.
+        norm: ``"layer"`` (the paper) or ``"rms"``, in the layers and at the end.
+        **attention: For an encoder stack, ``n_kv_heads`` and ``rope`` of its
+            :class:`~transformer.layers.EncoderLayer` layers.
 
     Attributes:
         layers: The ``N`` layers, an ``nn.ModuleList``.
-        norm: The final :class:`~transformer.norm.LayerNorm`, or ``None``.
+        norm: The final norm, or ``None``.
 
     Raises:
         TypeError: If an argument has the wrong type.
@@ -82,7 +89,11 @@ class Encoder(_Stack):
 
     @entry
     def forward(
-        self, x: torch.Tensor, mask: torch.Tensor | None = None
+        self,
+        x: torch.Tensor,
+        mask: torch.Tensor | None = None,
+        *,
+        cache: KVCache | None = None,
     ) -> torch.Tensor:
         """Encode ``x`` with every layer in turn, then the final norm if any.
 
@@ -91,6 +102,8 @@ class Encoder(_Stack):
             mask: Optional boolean mask, ``True`` = may attend, broadcastable
                 to ``(B, h, S, S)``; typically the ``(B, 1, 1, S)`` padding mask.
                 A 2-D mask is read as ``(S, S)``, the same for every sequence.
+            cache: One KV cache per layer, in a decoder-only model that
+                generates; the mask then also covers the cached positions.
 
         Returns:
             The memory that the decoder attends to.
@@ -105,9 +118,9 @@ class Encoder(_Stack):
                 not boolean.
             ValueError: If ``x`` or ``mask`` has the wrong shape.
         """
-        check_encoder_inputs(self, x, mask)
-        for layer in self.layers:
-            x = layer(x, mask)
+        check_encoder_inputs(self, x, mask, cache)
+        for i, layer in enumerate(self.layers):
+            x = layer(x, mask, cache=None if cache is None else cache[i])
         return x if self.norm is None else self.norm(x)
 
 
@@ -120,17 +133,20 @@ class Decoder(_Stack):
         d_ff: Hidden width of the feed-forward networks.
         N: Number of layers (6 in the paper).
         dropout: Dropout probability, in training only.
-        activation: ``"relu"`` or ``"gelu"``.
+        activation: ``"relu"``, ``"gelu"`` or ``"swiglu"``.
         norm_first: ``False`` for post-norm layers (the paper), ``True`` for pre-norm.
         final_norm: Whether a :class:`~transformer.norm.LayerNorm` follows the
             last layer. ``None`` (the default) means "when ``norm_first``":
             a pre-norm stack leaves its output unnormalised and needs one,
             while a post-norm stack already ends in a norm.
-        eps: The layer norms' ``eps``.
+        eps: The norms' ``eps``.
+        norm: ``"layer"`` (the paper) or ``"rms"``, in the layers and at the end.
+        **attention: For an encoder stack, ``n_kv_heads`` and ``rope`` of its
+            :class:`~transformer.layers.EncoderLayer` layers.
 
     Attributes:
         layers: The ``N`` layers, an ``nn.ModuleList``.
-        norm: The final :class:`~transformer.norm.LayerNorm`, or ``None``.
+        norm: The final norm, or ``None``.
 
     Raises:
         TypeError: If an argument has the wrong type.
