@@ -21,7 +21,6 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import nbformat
-from jupyter_cache import get_cache
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
@@ -116,20 +115,9 @@ def place(source: Path, target: Path) -> None:
 
 
 def executed_notebook(app: Sphinx, docname: str) -> Path:
-    """Return where myst-nb writes the executed notebook of a page."""
+    """Return where myst-nb writes the executed notebook of a page (with the page's
+    outputs, also from the cache: ``cell_outputs`` sees to it)."""
     return Path(app.outdir).parent / "jupyter_execute" / f"{docname}.ipynb"
-
-
-def executed_outputs(app: Sphinx, docname: str) -> nbformat.NotebookNode:
-    """Return the executed notebook of a page with the page's outputs (in cache mode,
-    myst-nb writes it without those that came from jupyter-cache, so take them there)."""
-    written = nbformat.read(executed_notebook(app, docname), as_version=4)
-    if app.config.nb_execution_mode != "cache":
-        return written
-    try:
-        return get_cache(app.config.nb_execution_cache_path).merge_match_into_notebook(written)[1]
-    except KeyError:  # not executed (nb_execution_excludepatterns)
-        return written
 
 
 def chapters(app: Sphinx) -> list[str]:
@@ -213,7 +201,7 @@ def _stage(app: Sphinx, staging: Path) -> list[str]:
     )
     listing = []
     for docname in chapters(app):
-        executed = executed_outputs(app, docname)
+        executed = nbformat.read(executed_notebook(app, docname), as_version=4)
         cells = doctree_cells(
             env.get_and_resolve_doctree(docname, app.builder), executed,
             page_url=f"{book_url}{docname}.html", fignumbers=env.toc_fignumbers.get(docname, {}),
