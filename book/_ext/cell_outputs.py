@@ -105,6 +105,10 @@ def setup(app: Sphinx) -> dict:
             if failed:
                 _report_failure(client, client.exec_metadata)
             warned = _check_cells(client)
+            # myst-nb saves `notebook` to jupyter_execute/, but a cache hit puts the
+            # outputs in a copy: save those (as the page shows them) too.
+            if client.notebook is not notebook:
+                notebook.update(client.notebook)
             NbMetadataCollector.set_doc_data(app.env, app.env.docname, "cells", (failed, warned))
             yield client
 
@@ -124,4 +128,5 @@ def setup(app: Sphinx) -> dict:
     myst_nb.sphinx_.create_client = checked_client
     app.connect("env-get-outdated", read_again)
     app.connect("build-finished", finished)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+    # A new env_version re-reads every page, so that each saved notebook has its outputs.
+    return {"env_version": 1, "parallel_read_safe": True, "parallel_write_safe": True}

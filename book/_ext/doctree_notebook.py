@@ -1,14 +1,9 @@
 """Write a chapter as notebook cells, from the doctree Sphinx resolved for its page.
 
-:func:`doctree_cells` walks the page once. A code cell (myst-nb's
-``cell_code`` container) becomes the executed notebook's cell of that index,
-so source, tags and outputs are the page's. Everything between two code cells,
-or up to a new section, becomes one Markdown cell: math stays TeX in ``$`` or
-``$$``, the code a ``literalinclude`` read is a fenced block, admonitions and
-exercises are block quotes under a bold title, a solution's code cells sit
-between "Solution to Exercise N" and "End of the solution", and references
-link to the hosted book. A node without a rendering here is reported through
-``warn`` (failing the strict build) and written as plain text.
+Code cells are the executed notebook's own, so source, tags and outputs are the
+page's; the Markdown between them is rendered from the doctree, so no MyST is
+parsed twice. A node without a rendering here is reported through ``warn``
+(failing the strict build) and written as plain text.
 """
 
 from __future__ import annotations
@@ -25,9 +20,9 @@ from sphinx_exercise.nodes import exercise_enumerable_node, solution_node
 DROPPED = (nodes.target, nodes.comment, nodes.substitution_definition, nodes.system_message,
            addnodes.index, addnodes.toctree)
 TRANSPARENT = (nodes.inline, nodes.abbreviation, nodes.generated, addnodes.pending_xref,
-               nodes.paragraph, nodes.title, nodes.term, nodes.caption)
+               nodes.paragraph, nodes.title, nodes.caption)
 BLOCKS = (nodes.container, nodes.compound, nodes.section, nodes.legend, nodes.entry,
-          nodes.list_item, nodes.definition)
+          nodes.list_item)
 ESCAPED = re.compile(r"([\\`*_\[\]<$])")  # what Markdown would read as markup
 
 
@@ -59,8 +54,9 @@ class _Writer:
         self.cells += [text] if text else []
         self.pending = []
 
-    def walk(self, node: nodes.Node) -> None:
-        """Add a node: as Markdown, unless it is or holds code cells (or is a section)."""
+    def walk(self, node: nodes.Node, level: int = 0) -> None:
+        """Add a node: as Markdown, unless it is or holds code cells (or is a section).
+        ``level`` counts the titled sections around it."""
         if _is_code_cell(node):
             self.flush()
             self.cells.append(node["cell_index"])
@@ -73,7 +69,8 @@ class _Writer:
         children, end = node.children, ""
         if isinstance(node, nodes.section) and _titled(node):
             self.flush()
-            self.pending.append(self.heading(node))
+            level += 1
+            self.pending.append(f"{'#' * min(level, 6)} {self.inline(node[0])}")
             children = children[1:]
         elif isinstance(node, nodes.Admonition) and _titled(node):
             self.pending.append(f"**{self.title(node)}**")
@@ -82,7 +79,7 @@ class _Writer:
                 end = f"*End of the solution to {node[0].astext().split(' to ', 1)[-1]}.*"
             children = children[1:]
         for child in children:
-            self.walk(child)
+            self.walk(child, level)
         self.pending.append(end)
 
     def blocks(self, children) -> str:
@@ -107,11 +104,6 @@ class _Writer:
             return "\n".join(
                 _prefix(self.block(item), mark, " " * len(mark)) for mark, item in zip(marks, node)
             )
-        if isinstance(node, nodes.definition_list):
-            return "\n".join(
-                _prefix(f"**{self.inline(item[0])}**: {self.block(item[-1])}", "- ", "  ")
-                for item in node
-            )
         if isinstance(node, nodes.block_quote):
             return _prefix(self.blocks(node), "> ", "> ")
         if isinstance(node, nodes.Admonition):
@@ -126,13 +118,6 @@ class _Writer:
             return self.blocks(node)
         self.warn(f"no notebook rendering for <{node.tagname}>")
         return node.astext()
-
-    def heading(self, section: nodes.section) -> str:
-        level, node = 0, section
-        while node is not None:
-            level += isinstance(node, nodes.section) and _titled(node)
-            node = node.parent
-        return f"{'#' * min(level, 6)} {self.inline(section[0])}"
 
     def title(self, node: nodes.Element) -> str:
         """Return an admonition's title as the page shows it (exercises numbered)."""

@@ -32,9 +32,7 @@ class CaptionedLiteralInclude(LiteralInclude):
         if caption is None:  # Sphinx reported an error instead of a listing
             return result
         relpath = path.relative_to(Path(env.app.confdir).resolve()).as_posix()
-        module = ".".join(
-            [package.name, *path.relative_to(package).with_suffix("").parts]
-        )
+        module = ".".join(path.relative_to(package.parent).with_suffix("").parts)
         obj = self.options.get("pyobject")
         repo = config.html_theme_options.get("repository_url")
         branch = config.html_theme_options.get("repository_branch", "main")

@@ -1,25 +1,16 @@
 """Offer every chapter as a stand-alone notebook, with the package's wheel, a zip and Colab.
 
-At the end of an HTML build (in the main process, so safe with ``-j``) this
-writes the wheel to ``_downloads/``, each chapter's notebook (``doctree_notebook``
-cells behind ``standalone_notebook``'s set-up cell) to ``<build>/notebooks/``
-and ``_sources/``, and the zip of ``<build>/notebooks/`` with a
-``requirements.txt`` and a README whose recipe is the repository README's
-(between the ``notebook-recipe`` markers; ``book/index.md`` includes them too).
-:func:`cached_wheel` builds the wheel once per package state, keyed by the
-package fingerprint (``package_cache.package_hash``) and ``pyproject.toml``.
-
-A chapter's download menu offers its notebook, the wheel and the zip (no page
-offers its MyST source, which does not run on its own); "Open in Colab" opens
-the notebook that ``.github/workflows/pages.yml`` pushes to the ``notebooks``
-branch. Configuration (``conf.py``): ``notebook_book_url``, ``notebook_repository_url``.
+Runs once the HTML build has finished, in the main process (so safe with ``-j``),
+from the doctrees Sphinx resolved. Everything is staged in a new folder and moved
+into place file by file: another build may be publishing into the same folder.
+No page offers its MyST source, which does not run on its own. Configuration
+(``conf.py``): ``notebook_book_url``, ``notebook_repository_url``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -30,13 +21,15 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import nbformat
-from jupyter_cache import get_cache
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
 from sphinx.application import Sphinx
 from sphinx.errors import ConfigError
 from sphinx.util import logging
 
 from doctree_notebook import doctree_cells
-from package_cache import package_hash
+from package_cache import package_hash, prune
 from standalone_notebook import setup_cell_source, standalone_notebook
 
 logger = logging.getLogger(__name__)
@@ -44,14 +37,14 @@ logger = logging.getLogger(__name__)
 ARCHIVE = "executable-transformer-notebooks.zip"
 NOTEBOOK_BRANCH = "notebooks"
 RECIPE = ("<!-- notebook-recipe: start -->", "<!-- notebook-recipe: end -->")
-KEEP_STATES = 4  # wheels of the newest package states
 PIP_WHEEL = ("-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
              "--disable-pip-version-check", "--quiet")
 
 
-def cached_wheel(root: Path, package: Path, cache: Path) -> Path:
+def cached_wheel(root: Path, package: Path, cache: Path, keep: int = 4) -> Path:
     """Return the wheel of the project at ``root`` (with ``pyproject.toml``, ``README.md``
-    and ``package``) in its current state from ``cache``, building it there if it is new.
+    and ``package``) in its current state from ``cache``, building it there if it is new;
+    ``cache`` keeps the wheels of the ``keep`` newest package states.
 
     Raises:
         RuntimeError: If pip cannot build the wheel.
@@ -80,30 +73,28 @@ def cached_wheel(root: Path, package: Path, cache: Path) -> Path:
                 dist.rename(folder)
             except OSError:  # a concurrent build at the same state was first
                 pass
-    os.utime(folder)
-    states = [p for p in cache.iterdir() if not p.name.startswith(".")]  # not builds under way
-    for old in sorted(states, key=lambda p: p.stat().st_mtime)[:-KEEP_STATES]:
-        shutil.rmtree(old, ignore_errors=True)
+    os.utime(folder)  # most recently used
+    prune(cache, keep)
     return next(folder.glob("*.whl"))
 
 
 def requires_python(root: Path) -> tuple[int, int]:
     """Return the oldest Python the project supports (``requires-python = ">=X.Y"``)."""
     spec = tomllib.loads((root / "pyproject.toml").read_text())["project"]["requires-python"]
-    major, minor = re.search(r">=\s*(\d+)\.(\d+)", spec).groups()
-    return int(major), int(minor)
+    oldest = next(s.version for s in SpecifierSet(spec) if s.operator == ">=")
+    return tuple(map(int, oldest.split(".")[:2]))
 
 
 def archive_requirements(root: Path, wheel: str) -> str:
     """Return the archive's ``requirements.txt``: the package's dependencies, pinned as in
     the project's ``requirements.txt`` (the versions that computed the outputs), Jupyter's
     kernel and the wheel."""
-    def name(line: str) -> str:
-        return re.sub(r"[-_.]+", "-", re.match(r"\s*([\w.-]*)", line)[1]).lower()
+    def name(requirement: str) -> str:
+        return canonicalize_name(Requirement(requirement).name)
 
-    pinned = {name(line): line.split("#")[0].strip()
-              for line in (root / "requirements.txt").read_text().splitlines()
-              if line.strip() and not line.lstrip().startswith(("#", "-"))}
+    lines = (root / "requirements.txt").read_text().splitlines()
+    pinned = {name(line): line for line in (line.split("#")[0].strip() for line in lines)
+              if line and not line.startswith("-")}
     wanted = tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
     lines = [pinned.get(name(r), r) for r in [*wanted, "ipykernel"]]
     return "# What the notebooks need; README.md says how to install it.\n" + "\n".join(
@@ -130,20 +121,9 @@ def place(source: Path, target: Path) -> None:
 
 
 def executed_notebook(app: Sphinx, docname: str) -> Path:
-    """Return where myst-nb writes the executed notebook of a page."""
+    """Return where myst-nb writes the executed notebook of a page (with the page's
+    outputs, also from the cache: ``cell_outputs`` sees to it)."""
     return Path(app.outdir).parent / "jupyter_execute" / f"{docname}.ipynb"
-
-
-def executed_outputs(app: Sphinx, docname: str) -> nbformat.NotebookNode:
-    """Return the executed notebook of a page with the page's outputs (in cache mode,
-    myst-nb writes it without those that came from jupyter-cache, so take them there)."""
-    written = nbformat.read(executed_notebook(app, docname), as_version=4)
-    if app.config.nb_execution_mode != "cache":
-        return written
-    try:
-        return get_cache(app.config.nb_execution_cache_path).merge_match_into_notebook(written)[1]
-    except KeyError:  # not executed (nb_execution_excludepatterns)
-        return written
 
 
 def chapters(app: Sphinx) -> list[str]:
@@ -179,12 +159,14 @@ def recipe(readme: Path) -> str:
 
 
 def _on_builder_inited(app: Sphinx) -> None:
+    config = app.config
     for name in ("notebook_book_url", "notebook_repository_url"):
-        if not app.config[name].startswith("https://"):
+        if not config[name].startswith("https://"):
             raise ConfigError(f"{name} must be an https:// address (set it in conf.py)")
     if app.builder.format == "html":
         root, cache = Path(app.confdir), Path(app.outdir).parent / ".wheel_cache"
-        app.notebook_wheel = cached_wheel(root, root / app.config.package_cache_watch, cache)
+        package = root / config.package_cache_watch
+        app.notebook_wheel = cached_wheel(root, package, cache, config.package_cache_keep)
 
 
 def _on_page_context(app: Sphinx, pagename: str, templatename: str, context, doctree) -> None:
@@ -225,7 +207,7 @@ def _stage(app: Sphinx, staging: Path) -> list[str]:
     )
     listing = []
     for docname in chapters(app):
-        executed = executed_outputs(app, docname)
+        executed = nbformat.read(executed_notebook(app, docname), as_version=4)
         cells = doctree_cells(
             env.get_and_resolve_doctree(docname, app.builder), executed,
             page_url=f"{book_url}{docname}.html", fignumbers=env.toc_fignumbers.get(docname, {}),

@@ -20,12 +20,9 @@ DISTRIBUTION_FOLDER = "sphinx-mathjax-offline"
 def mathjax_static_dir() -> Path:
     """Return the folder that holds ``mathjax/tex-chtml.js``."""
     spec = importlib.util.find_spec(DISTRIBUTION_FOLDER)
-    if spec is None or not spec.submodule_search_locations:
+    if spec is None or spec.origin is None:
         raise RuntimeError("MathJax files not found: pip install sphinx-mathjax-offline")
-    static = Path(next(iter(spec.submodule_search_locations))) / "static"
-    if not (static / "mathjax" / "tex-chtml.js").is_file():
-        raise RuntimeError(f"MathJax files not found in the {DISTRIBUTION_FOLDER} package")
-    return static
+    return Path(spec.origin).parent / "static"
 
 
 def _on_config_inited(app: Sphinx, config: Config) -> None:

@@ -1,15 +1,11 @@
 """Re-execute the chapters whenever the package they import changes.
 
-jupyter-cache keys a notebook on its code cells only. This extension hashes
-every file of the package (``package_cache_watch``, relative to ``conf.py``) and
-
-* points myst-nb at a jupyter-cache folder named after that hash, created
-  before parallel workers start. The last ``package_cache_keep`` states keep
-  their folders, so a package edit and its revert run the chapters once. A
-  build locks its folder, and an old folder is removed only when unlocked:
-  two builds at two package states never delete each other's;
-* records the hash as an "env" config value, so a change makes Sphinx
-  re-read every page (an unchanged ``.md`` would otherwise not be parsed).
+jupyter-cache keys a notebook on its code cells only, so myst-nb is pointed at
+a cache folder named after a hash of the package (``package_cache_watch``). The
+last ``package_cache_keep`` states keep their folders, so an edit and its revert
+run the chapters once; a build locks its folder, so two builds at two package
+states never delete each other's. The hash is also an "env" config value: a
+change re-reads every page, which an unchanged ``.md`` would otherwise not be.
 """
 
 from __future__ import annotations
@@ -66,11 +62,13 @@ def _lock(cache: Path, mode: int):
 
 
 def prune(root: Path, keep: int) -> None:
-    """Remove all but the ``keep`` most recently used caches, skipping those in use."""
-    caches = sorted((p for p in root.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)
-    for old in caches[: max(len(caches) - keep, 0)]:
+    """Remove all but the ``keep`` most recently used states in ``root`` (execution
+    caches, or wheels), skipping those in use and those still being made (``.name``)."""
+    states = [p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    states.sort(key=lambda p: p.stat().st_mtime)
+    for old in states[: max(len(states) - keep, 0)]:
         if (handle := _lock(old, fcntl.LOCK_EX)) is not None:
-            logger.info("removing the execution cache of an older package state, %s", old.name)
+            logger.info("removing %s/%s, of an older package state", root.name, old.name)
             shutil.rmtree(old)
             handle.close()
 

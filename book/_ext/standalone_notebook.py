@@ -1,15 +1,10 @@
 """A chapter as a stand-alone notebook: a set-up cell, then the page's cells.
 
-The set-up cell installs the book's package unless the version the notebook
-was built with is installed. It looks for the wheel in the notebook's folder
-(VS Code sets ``__vsc_ipynb_file__`` in the kernel, Jupyter Server sets
-``JPY_SESSION_NAME`` to the notebook's path, relative to the server's folder
-in some versions), then in the working folder (where Jupyter starts a kernel:
-the notebook's folder, which covers those versions), else installs the
-repository at the tag or commit the book was built from. torch comes from
-PyTorch's CPU wheel index unless ``TORCH_INDEX_URL`` names another. If nothing
-installs, a two-line error gives the Python version needed, then "put the
-wheel beside this notebook, or use the zip".
+The set-up cell must work wherever a reader opens the notebook: VS Code sets
+``__vsc_ipynb_file__`` and Jupyter Server ``JPY_SESSION_NAME`` to the notebook's
+path (relative to the server's folder in some versions, hence the working folder
+as second place to look). Without the wheel it installs the exact commit the
+outputs came from, and if nothing installs it says what to do in two lines.
 """
 
 from __future__ import annotations
@@ -25,18 +20,10 @@ CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 HIDDEN = {"input": ["source_hidden"], "output": ["outputs_hidden"],
           "cell": ["source_hidden", "outputs_hidden"]}
 
-SETUP_TEMPLATE = """\
-# Set-up: install this book's package, {distribution_text} {version_text}, unless it is installed.
-# pip takes the wheel from this notebook's folder or the working folder, else the
-# repository at the commit the book was built from; torch is CPU-only unless the
-# environment variable TORCH_INDEX_URL names another index ("" for pip's default).
-import importlib, importlib.metadata as metadata, os, pathlib, subprocess, sys
-
-version, wheel = {version}, {wheel}
-repository = {fallback}
-archive = {zip_url}
+# The set-up cell after its constants (see setup_cell_source).
+SETUP_BODY = """\
 try:
-    installed = metadata.version({distribution})
+    installed = metadata.version(distribution)
 except metadata.PackageNotFoundError:
     installed = None
 if installed != version:
@@ -44,18 +31,18 @@ if installed != version:
     folders = [pathlib.Path(notebook).parent.resolve(), pathlib.Path.cwd()]
     sources = [str(f / wheel) for f in folders if (f / wheel).is_file()][:1]
     sources += [repository] * bool(repository)
-    index = os.environ.get("TORCH_INDEX_URL", {index})
+    index = os.environ.get("TORCH_INDEX_URL", cpu_index)
     pip = [sys.executable, "-m", "pip", "install", "-q", "--retries", "1"]
     pip += ["--extra-index-url", index] * bool(index)
-    for source in sources if sys.version_info >= {python} else []:
+    for source in sources if sys.version_info >= python else []:
         print("pip install", source)
         if subprocess.run(pip + [source], capture_output=True).returncode == 0:
             break
     else:
         raise RuntimeError(
-            f"This notebook needs Python >= {python_text} (this is {{sys.version.split()[0]}}) and "
-            f"{distribution_text} {{version}}, which pip could not install.\\n"
-            f"Put {{wheel}} beside this notebook, or use the zip of all notebooks: {{archive}}"
+            f"This notebook needs Python >= {'.'.join(map(str, python))} (this is "
+            f"{sys.version.split()[0]}) and {distribution} {version}, which pip could not install."
+            f"\\nPut {wheel} beside this notebook, or use the zip of all notebooks: {archive}"
         )
     importlib.invalidate_caches()"""
 
@@ -73,14 +60,19 @@ def setup_cell_source(
         zip_url: Address of the zip of all notebooks.
     """
     distribution, version = wheel.split("-")[:2]
-    values = dict(distribution=distribution.replace("_", "-"), version=version, wheel=wheel,
-                  zip_url=zip_url, fallback=fallback or "", index=CPU_INDEX)
-    return SETUP_TEMPLATE.format(
-        **{key: json.dumps(value) for key, value in values.items()},
-        **{f"{key}_text": value for key, value in values.items()},
-        python=tuple(python),
-        python_text=".".join(map(str, python)),
-    )
+    distribution = distribution.replace("_", "-")
+    return "\n".join([
+        f"# Set-up: install this book's package, {distribution} {version}, unless it is installed.",
+        "# pip takes the wheel from this notebook's folder or the working folder, else the",
+        "# repository at the commit the book was built from; torch is CPU-only unless the",
+        '# environment variable TORCH_INDEX_URL names another index ("" for pip\'s default).',
+        "import importlib, importlib.metadata as metadata, os, pathlib, subprocess, sys",
+        f"distribution, cpu_index = {json.dumps(distribution)}, {json.dumps(CPU_INDEX)}",
+        f"version, wheel, python = {json.dumps(version)}, {json.dumps(wheel)}, {tuple(python)}",
+        f"repository = {json.dumps(fallback or '')}",
+        f"archive = {json.dumps(zip_url)}",
+        SETUP_BODY,
+    ])
 
 
 def standalone_notebook(
