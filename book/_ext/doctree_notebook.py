@@ -153,14 +153,8 @@ class _Writer:
 
 def doctree_cells(doctree: nodes.document, executed: nbformat.NotebookNode, *, page_url: str,
                   fignumbers: dict, warn: Callable[[str], None]) -> list[nbformat.NotebookNode]:
-    """Return a chapter's notebook cells: Markdown from its doctree, code cells as executed.
-
-    Args:
-        doctree: The chapter's resolved doctree (``env.get_and_resolve_doctree``).
-        executed: The notebook myst-nb executed for the page, with its outputs.
-        page_url: Address of the chapter on the hosted book; links resolve from it.
-        fignumbers: The chapter's figure numbers (``env.toc_fignumbers[docname]``).
-        warn: Called with a message for each node that has no rendering.
+    """Return a chapter's notebook cells: Markdown from its resolved ``doctree``, code
+    cells from ``executed``; links resolve from ``page_url``, the hosted page.
 
     Raises:
         ValueError: If a code cell of the page is not a code cell of ``executed``.

@@ -20,8 +20,7 @@ class CaptionedLiteralInclude(LiteralInclude):
     """``literalinclude`` that captions package code with its path and object."""
 
     def run(self) -> list[nodes.Node]:
-        env = self.state.document.settings.env
-        config = env.config
+        env, config = self.env, self.config
         package = (Path(env.app.confdir) / config.listing_package_dir).resolve()
         path = Path(env.relfn2path(self.arguments[0], env.docname)[1]).resolve()
         if "caption" in self.options or package not in path.parents:

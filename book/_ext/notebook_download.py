@@ -42,13 +42,8 @@ PIP_WHEEL = ("-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-in
 
 
 def cached_wheel(root: Path, package: Path, cache: Path, keep: int = 4) -> Path:
-    """Return the wheel of the project at ``root`` (with ``pyproject.toml``, ``README.md``
-    and ``package``) in its current state from ``cache``, building it there if it is new;
-    ``cache`` keeps the wheels of the ``keep`` newest package states.
-
-    Raises:
-        RuntimeError: If pip cannot build the wheel.
-    """
+    """Return the wheel of the project at ``root`` in its current state, built into
+    ``cache`` if new; ``cache`` keeps the ``keep`` newest states. RuntimeError if pip fails."""
     pyproject = hashlib.sha256((root / "pyproject.toml").read_bytes()).hexdigest()
     # The wheel carries the chapters' sources too (transformer.book_chapters reads them).
     chapters = sorted((root / "book").glob("*.md"))
@@ -121,8 +116,7 @@ def place(source: Path, target: Path) -> None:
 
 
 def executed_notebook(app: Sphinx, docname: str) -> Path:
-    """Return where myst-nb writes the executed notebook of a page (with the page's
-    outputs, also from the cache: ``cell_outputs`` sees to it)."""
+    """Return the page's notebook with its outputs, as ``cell_outputs`` has myst-nb save it."""
     return Path(app.outdir).parent / "jupyter_execute" / f"{docname}.ipynb"
 
 

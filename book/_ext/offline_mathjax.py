@@ -14,19 +14,12 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
-DISTRIBUTION_FOLDER = "sphinx-mathjax-offline"
-
-
-def mathjax_static_dir() -> Path:
-    """Return the folder that holds ``mathjax/tex-chtml.js``."""
-    spec = importlib.util.find_spec(DISTRIBUTION_FOLDER)
-    if spec is None or spec.origin is None:
-        raise RuntimeError("MathJax files not found: pip install sphinx-mathjax-offline")
-    return Path(spec.origin).parent / "static"
-
 
 def _on_config_inited(app: Sphinx, config: Config) -> None:
-    config.html_static_path.append(str(mathjax_static_dir()))
+    spec = importlib.util.find_spec("sphinx-mathjax-offline")  # its folder's name has dashes
+    if spec is None or spec.origin is None:
+        raise RuntimeError("MathJax files not found: pip install sphinx-mathjax-offline")
+    config.html_static_path.append(str(Path(spec.origin).parent / "static"))
     config.mathjax_path = "mathjax/tex-chtml.js"
 
 

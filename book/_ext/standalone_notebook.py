@@ -50,15 +50,9 @@ if installed != version:
 def setup_cell_source(
     *, wheel: str, python: tuple[int, int], fallback: str | None, zip_url: str
 ) -> str:
-    """Return the set-up cell's source.
-
-    Args:
-        wheel: File name of the package's wheel (``<distribution>-<version>-...whl``).
-        python: Oldest Python the package supports, as ``(major, minor)``.
-        fallback: What pip installs without the wheel (``git+<repository>@<commit>``),
-            or None.
-        zip_url: Address of the zip of all notebooks.
-    """
+    """Return the set-up cell's source, for ``wheel`` (its file name names the
+    distribution and version), the oldest ``python`` and the ``fallback`` that pip
+    installs without the wheel (``git+<repository>@<commit>``, or None)."""
     distribution, version = wheel.split("-")[:2]
     distribution = distribution.replace("_", "-")
     return "\n".join([
