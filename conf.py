@@ -5,6 +5,7 @@ Paths here resolve from this folder (the repository root); note that
 ``exclude_patterns`` resolves from ``book/``, the source folder.
 """
 
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -42,10 +43,10 @@ REPOSITORY_URL = "https://github.com/executable-transformer/book"
 extensions = [
     "myst_nb",
     "sphinx.ext.autodoc",
+    "sphinx.ext.mathjax",
     "sphinx.ext.napoleon",
     "sphinx_togglebutton",
     "sphinx_exercise",
-    "offline_mathjax",  # MathJax 3 served from _static, no CDN
     "package_cache",  # re-run chapters when code/transformer changes
     "cell_outputs",  # failing cells and warnings reported; printed output merged exactly
     "notebook_download",  # stand-alone .ipynb downloads, and a zip of them all
@@ -101,7 +102,11 @@ napoleon_use_rtype = False
 # -- HTML ---------------------------------------------------------------------
 html_theme = "sphinx_book_theme"
 html_title = project
-html_static_path = ["book/_static"]
+# MathJax 3 is served from the site, so math renders with no network: the files
+# of sphinx-mathjax-offline (whose own extension is not parallel-safe).
+_MATHJAX = importlib.util.find_spec("sphinx-mathjax-offline")  # a folder name with dashes
+html_static_path = ["book/_static", str(Path(_MATHJAX.origin).parent / "static")]
+mathjax_path = "mathjax/tex-chtml.js"
 html_css_files = ["book.css"]
 html_show_sourcelink = True
 html_copy_source = True
