@@ -61,9 +61,8 @@ def _report_failure(client, result: dict) -> None:
     where = f"code cell {sum(c.cell_type == 'code' for c in cells[: index + 1])}"
     source = _indent(cells[index].source)
     if result["error"] == "CellTimeoutError":
-        timeout = client.notebook.metadata.get("execution", {}).get(
-            "timeout", client.nb_config.execution_timeout
-        )
+        execution = client.notebook.metadata.get("execution", {})  # the front matter's
+        timeout = execution.get("timeout", client.nb_config.execution_timeout)
         report = (
             f"{where} timed out after {timeout} s (nb_execution_timeout in conf.py, "
             f"or `execution: timeout:` in the chapter's front matter):\n{source}"

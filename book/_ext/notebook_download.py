@@ -9,6 +9,7 @@ No page offers its MyST source, which does not run on its own. Configuration
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -44,43 +45,31 @@ PIP_WHEEL = ("-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-in
 def cached_wheel(root: Path, package: Path, cache: Path, keep: int = 4) -> Path:
     """Return the wheel of the project at ``root`` in its current state, built into
     ``cache`` if new; ``cache`` keeps the ``keep`` newest states. RuntimeError if pip fails."""
-    pyproject = hashlib.sha256((root / "pyproject.toml").read_bytes()).hexdigest()
-    # The wheel carries the chapters' sources too (transformer.book_chapters reads them).
-    chapters = sorted((root / "book").glob("*.md"))
-    pages = hashlib.sha256(b"".join(p.read_bytes() for p in chapters)).hexdigest()
-    folder = cache / f"{package_hash(package)[:16]}-{pyproject[:8]}-{pages[:8]}"
+    # The wheel also carries the chapters' sources (transformer.book_chapters reads them).
+    files = [root / "pyproject.toml", root / "README.md", *sorted((root / "book").glob("*.md"))]
+    digest = hashlib.sha256(b"\0".join(p.read_bytes() for p in files)).hexdigest()
+    folder = cache / f"{package_hash(package)[:16]}-{digest[:16]}"
     if not folder.is_dir():
         cache.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=cache, prefix=".build-") as tmp:
             source, dist = Path(tmp, "project"), Path(tmp, "dist")
             shutil.copytree(package, source / package.relative_to(root),
                             ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-            for name in ("pyproject.toml", "README.md"):
-                shutil.copyfile(root / name, source / name)
             (source / "book").mkdir()
-            for page in chapters:
-                shutil.copyfile(page, source / "book" / page.name)
+            for path in files:
+                shutil.copyfile(path, source / path.relative_to(root))
             command = [sys.executable, *PIP_WHEEL, "--wheel-dir", str(dist), str(source)]
             result = subprocess.run(command, capture_output=True, text=True)
             if result.returncode != 0 or len(list(dist.glob("*.whl"))) != 1:
                 raise RuntimeError(f"pip wheel failed (is setuptools installed?):\n{result.stderr}")
-            try:
+            with contextlib.suppress(OSError):  # a concurrent build at this state was first
                 dist.rename(folder)
-            except OSError:  # a concurrent build at the same state was first
-                pass
     os.utime(folder)  # most recently used
     prune(cache, keep)
     return next(folder.glob("*.whl"))
 
 
-def requires_python(root: Path) -> tuple[int, int]:
-    """Return the oldest Python the project supports (``requires-python = ">=X.Y"``)."""
-    spec = tomllib.loads((root / "pyproject.toml").read_text())["project"]["requires-python"]
-    oldest = next(s.version for s in SpecifierSet(spec) if s.operator == ">=")
-    return tuple(map(int, oldest.split(".")[:2]))
-
-
-def archive_requirements(root: Path, wheel: str) -> str:
+def archive_requirements(root: Path, project: dict, wheel: str) -> str:
     """Return the archive's ``requirements.txt``: the package's dependencies, pinned as in
     the project's ``requirements.txt`` (the versions that computed the outputs), Jupyter's
     kernel and the wheel."""
@@ -90,8 +79,7 @@ def archive_requirements(root: Path, wheel: str) -> str:
     lines = (root / "requirements.txt").read_text().splitlines()
     pinned = {name(line): line for line in (line.split("#")[0].strip() for line in lines)
               if line and not line.startswith("-")}
-    wanted = tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
-    lines = [pinned.get(name(r), r) for r in [*wanted, "ipykernel"]]
+    lines = [pinned.get(name(r), r) for r in [*project["dependencies"], "ipykernel"]]
     return "# What the notebooks need; README.md says how to install it.\n" + "\n".join(
         [*lines, f"./{wheel}", ""]
     )
@@ -101,9 +89,8 @@ def write_archive(folder: Path, target: Path) -> None:
     """Zip ``folder`` into ``target``, under a top folder named like the zip."""
     partial = target.with_name(f".{target.name}-{os.getpid()}")
     with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(folder.rglob("*")):
-            if path.is_file():
-                archive.write(path, Path(target.stem) / path.relative_to(folder))
+        for path in sorted(folder.iterdir()):
+            archive.write(path, Path(target.stem) / path.name)
     partial.replace(target)
 
 
@@ -194,7 +181,9 @@ def _stage(app: Sphinx, staging: Path) -> list[str]:
     config, env, root = app.config, app.env, Path(app.confdir)
     book_url = config.notebook_book_url.rstrip("/") + "/"
     wheel = Path(shutil.copy(app.notebook_wheel, staging)).name
-    python = requires_python(root)
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    oldest = next(s.version for s in SpecifierSet(project["requires-python"]) if s.operator == ">=")
+    python = tuple(map(int, oldest.split(".")[:2]))  # the oldest Python supported
     setup = setup_cell_source(
         wheel=wheel, python=python, zip_url=f"{book_url}_downloads/{ARCHIVE}",
         fallback=built_from(root, config.notebook_repository_url),
@@ -208,7 +197,7 @@ def _stage(app: Sphinx, staging: Path) -> list[str]:
             warn=lambda text, doc=docname: logger.warning(f"notebook: {text}", location=doc))
         nbformat.write(standalone_notebook(cells, executed, setup), staging / f"{docname}.ipynb")
         listing.append(f"- `{docname}.ipynb`: {env.titles[docname].astext()}")
-    (staging / "requirements.txt").write_text(archive_requirements(root, wheel))
+    (staging / "requirements.txt").write_text(archive_requirements(root, project, wheel))
     (staging / "README.md").write_text(
         f"# {config.project}: the notebooks\n\nEvery chapter of [{config.project}]({book_url})"
         " as a Jupyter notebook, with the outputs\ncomputed when the book was built, and the"
@@ -238,10 +227,8 @@ def _on_build_finished(app: Sphinx, exception: Exception | None) -> None:
             old.unlink(missing_ok=True) if old.name != wheel.name else None
         write_archive(staging, outdir / "_downloads" / ARCHIVE)
         shutil.rmtree(build / "notebooks", ignore_errors=True)
-        try:
+        with contextlib.suppress(OSError):  # another build swapped its notebooks in meanwhile
             staging.rename(build / "notebooks")
-        except OSError:  # another build swapped its notebooks in meanwhile: keep those
-            pass
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     logger.info("notebooks: %d chapters in notebooks/ and _downloads/%s", len(names), ARCHIVE)

@@ -77,8 +77,7 @@ def _on_config_inited(app: Sphinx, config: Config) -> None:
     folder = Path(app.confdir, config.package_cache_watch)
     if not folder.is_dir():
         raise RuntimeError(f"package_cache_watch: no folder {config.package_cache_watch!r}")
-    key = package_hash(folder)[:16]
-    config.package_cache_hash = key
+    config.package_cache_hash = key = package_hash(folder)[:16]
     root = Path(app.outdir).parent / CACHE_ROOT
     cache = root / key
     cache.mkdir(parents=True, exist_ok=True)

@@ -1,11 +1,8 @@
-"""Let the ``singlehtml`` builder render the book for ``make pdf``.
+"""Give the ``singlehtml`` builder (``make pdf``) every ``html`` node handler it lacks.
 
-Extensions register how the HTML builder writes their nodes under the
-builder's name ``html``. Sphinx falls back from ``singlehtml`` to those
-handlers only when no extension registered any for ``singlehtml`` itself;
-sphinx-exercise does, so myst-nb's nodes (a hidden cell's toggle, say) would
-be unknown to ``singlehtml``. This extension gives ``singlehtml`` every
-``html`` handler it lacks.
+Sphinx lends ``singlehtml`` the handlers registered for ``html`` only when no
+extension registered any for ``singlehtml``; sphinx-exercise does, so myst-nb's
+nodes (a hidden cell's toggle, say) would otherwise be unknown to it.
 """
 
 from __future__ import annotations
