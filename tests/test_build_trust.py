@@ -5,7 +5,9 @@ conf.py and extensions; book/_ext/cell_outputs.py does the reporting and
 book/_ext/package_cache.py the import check.
 """
 
+import ast
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -212,3 +214,39 @@ def test_failed_setup_removes_the_half_made_venv(tmp_path):
     assert result.returncode != 0
     assert "removed the half-made .venv" in result.stdout
     assert not (copy / ".venv").exists()
+
+
+# -- book/_ext: small, and no second parser of MyST ---------------------------------
+EXT = ROOT / "book" / "_ext"
+# The folder's lines before the notebooks were made from the doctree (8d82dd0^), when
+# about 1070 of them re-parsed the chapters' MyST with regular expressions.
+EXT_LINES_BEFORE = 1214
+MYST_LINES = ["```{code-cell} ipython3", ":::{note} A title", "```{math}", "(sec-masks)=",
+              "$$ x = 1 $$ (eq-x)", ":tags: [hide-input]", "{ref}`masks <sec-masks>`",
+              "% a comment", "+++ {\"tags\": []}"]
+
+
+def _regex_literals(path: Path) -> list[str]:
+    """Every constant pattern that ``path`` gives to a function of ``re``."""
+    tree = ast.parse(path.read_text())
+    return [
+        call.args[0].value
+        for call in ast.walk(tree)
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+        and isinstance(call.func.value, ast.Name) and call.func.value.id == "re"
+        and call.args and isinstance(call.args[0], ast.Constant)
+    ]
+
+
+def test_book_extensions_are_at_least_30_percent_smaller():
+    lines = {p.name: len(p.read_text().splitlines()) for p in sorted(EXT.glob("*.py"))}
+    assert sum(lines.values()) <= 0.7 * EXT_LINES_BEFORE, lines
+
+
+def test_no_book_extension_recognises_myst_with_a_regular_expression():
+    patterns = {p.name: _regex_literals(p) for p in EXT.glob("*.py")}
+    assert sum(map(len, patterns.values())) >= 3  # the scan finds the patterns there are
+    for name, found in patterns.items():
+        for pattern in found:
+            matched = [line for line in MYST_LINES if re.fullmatch(pattern, line, re.M)]
+            assert not matched, f"{name}: {pattern!r} parses MyST: {matched}"
