@@ -8,7 +8,10 @@ pypdf.
 
 import json
 import re
+import runpy
 import subprocess
+from pathlib import Path
+from urllib.parse import quote
 from html.parser import HTMLParser
 
 import pytest
@@ -119,3 +122,19 @@ def test_index_links_the_pdf_beside_it(site, pdf):
     index = (site / "index.html").read_text()
     assert 'href="executable-transformer.pdf"' in index
     assert (site / "executable-transformer.pdf").stat().st_size == PDF.stat().st_size
+
+
+def test_pdf_links_point_at_the_hosted_book_never_at_this_machine(pdf):
+    reader, _ = pdf
+    uris = [
+        action["/URI"]
+        for page in reader.pages
+        for annotation in page.get("/Annots", [])
+        if "/URI" in (action := annotation.get_object().get("/A", {}))
+    ]
+    book = runpy.run_path(str(ROOT / "conf.py"))["BOOK_URL"]
+    assert f"{book}_downloads/executable-transformer-notebooks.zip" in uris  # the index's
+    assert [u for u in uris if u.startswith("file:")] == []
+    raw = PDF.read_bytes()
+    for path in {str(ROOT), quote(str(ROOT)), str(Path.home()) + "/"}:
+        assert path.encode() not in raw, path

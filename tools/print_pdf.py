@@ -6,7 +6,8 @@ The page is opened from ``file://`` with print media emulated, so
 ``book/_static/print.css`` applies; the theme adds the table of contents
 (its print-only ``#jb-print-toc``). Before printing, this script waits for
 MathJax to typeset every formula and opens every folded block (solutions,
-hidden inputs). Chromium numbers
+hidden inputs), and points links to files beside the page at the hosted
+book, so that no link names this machine. Chromium numbers
 the pages in the footer. Next to the PDF it writes ``print-report.json``:
 the chapters, and any code block wider than the page or formula left raw
 (both must be empty lists; the script fails otherwise).
@@ -36,6 +37,15 @@ PREPARE = r"""async () => {
     if (MathJax.typesetPromise) await MathJax.typesetPromise();
   }
   for (const d of document.querySelectorAll("details")) d.open = true;
+  // A link to a file beside the page (the zip, this PDF) would print as a file:// path
+  // on this machine: it points at the hosted book (the canonical address) instead.
+  const here = location.href.split("#")[0];
+  const site = document.querySelector('link[rel="canonical"]')?.href;
+  for (const a of document.querySelectorAll("a[href]")) {
+    if (a.protocol !== "file:" || a.href.split("#")[0] === here) continue;
+    if (site) a.href = new URL(a.getAttribute("href"), site).href;
+    else a.removeAttribute("href");
+  }
   for (const e of document.querySelectorAll(".toggle-hidden")) e.classList.remove("toggle-hidden");
   // The chapters, for the report (the theme prints the table of contents).
   const chapters = [...document.querySelectorAll('span[id^="document-"]')].map(span => {
