@@ -130,10 +130,8 @@ def check_positive_float(name: str, value: object) -> float:
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{name} must be a positive float, got {type(value).__name__}")
-    if not math.isfinite(value):
+    if not (math.isfinite(value) and value > 0):
         raise ValueError(f"{name} must be a positive float, and finite, got {value}")
-    if not float(value) > 0.0:
-        raise ValueError(f"{name} must be a positive float, got {value}")
     return float(value)
 
 
@@ -208,11 +206,7 @@ def check_mask(
             f"{name} must be a boolean tensor (True = may attend), "
             f"got dtype {mask.dtype}; convert a 0/1 mask with `{name}.bool()`"
         )
-    if device is not None and mask.device != device:
-        raise ValueError(
-            f"{name} must be on the device of the inputs, {device}, got {mask.device}; "
-            f"move it with `{name}.to('{device}')`"
-        )
+    check_device(name, mask, device, "the inputs")
     try:
         broadcast = torch.broadcast_shapes(mask.shape, tuple(target))
     except RuntimeError:
@@ -252,10 +246,17 @@ def check_like(name: str, x: torch.Tensor, weight: torch.Tensor, owner: str) -> 
             f"convert it with `{name}.to({weight.dtype})`, or the module with "
             f"`.to({x.dtype})`"
         )
-    if x.device != weight.device:
+    check_device(name, x, weight.device, owner)
+
+
+def check_device(
+    name: str, x: torch.Tensor, device: torch.device | None, of: str
+) -> None:
+    """Raise ValueError (saying how to move it) unless ``x`` is on ``device``."""
+    if device is not None and x.device != device:
         raise ValueError(
-            f"{name} must be on the device of {owner}, {weight.device}, "
-            f"got {x.device}; move it with `{name}.to('{weight.device}')`"
+            f"{name} must be on the device of {of}, {device}, got {x.device}; "
+            f"move it with `{name}.to('{device}')`"
         )
 
 

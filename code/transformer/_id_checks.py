@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from ._checks import check_tensor, shape_str
+from ._checks import check_device, check_tensor, shape_str
 
 
 def check_token_ids(
@@ -68,11 +68,7 @@ def check_id_tensor(
             f"{name} must have shape (B, L) with L <= max_len = {max_len}, "
             f"got shape {shape_str(ids.shape)}"
         )
-    if device is not None and ids.device != device:
-        raise ValueError(
-            f"{name} must be on the device of the model's weights, {device}, "
-            f"got {ids.device}; move it with `{name}.to('{device}')`"
-        )
+    check_device(name, ids, device, "the model's weights")
 
 
 def check_id_range(*items: tuple[str, torch.Tensor, int]) -> None:

@@ -10,7 +10,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from ._checks import check_float, check_tensor
+from ._checks import check_device, check_float, check_tensor
 from ._id_checks import check_id_range
 from .batches import Batch
 from .tokenizer import PAD_ID
@@ -31,11 +31,7 @@ def _check_pair(logits: object, targets: object) -> None:
             f"targets must have shape (B, L) = {tuple(logits.shape[:2])} as "
             f"logits, got shape {tuple(targets.shape)}"
         )
-    if targets.device != logits.device:
-        raise ValueError(
-            f"targets must be on the device of logits, {logits.device}, "
-            f"got {targets.device}"
-        )
+    check_device("targets", targets, logits.device, "logits")
     check_id_range(("targets", targets, logits.shape[-1]))
 
 
