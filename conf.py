@@ -140,7 +140,7 @@ autodoc_typehints_description_target = "documented"
 
 # -- The attention explorer and the printed book (issue #15) ---------------------
 # attention-explorer.js draws every `.attention-explorer` that a chapter's cell
-# exported (transformer.explorer); print.css styles the page for `make pdf`
+# exported (transformer.tools.explorer); print.css styles the page for `make pdf`
 # and for a reader's own printing.
 html_css_files += ["attention-explorer.css", "accessibility.css", ("print.css", {"media": "print"})]
 html_js_files = [("attention-explorer.js", {"defer": "defer"})]

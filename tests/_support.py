@@ -16,7 +16,9 @@ def assert_close(actual: torch.Tensor, expected: torch.Tensor) -> None:
     torch.testing.assert_close(actual, expected, atol=TOLERANCE[expected.dtype], rtol=0)
 
 
-def assert_gradients_reach_every_parameter(module: nn.Module, output: torch.Tensor) -> None:
+def assert_gradients_reach_every_parameter(
+    module: nn.Module, output: torch.Tensor
+) -> None:
     """Backpropagate a random projection of ``output`` and check every parameter got a gradient."""
     (output * torch.randn_like(output)).sum().backward()
     for name, parameter in module.named_parameters():
@@ -24,7 +26,9 @@ def assert_gradients_reach_every_parameter(module: nn.Module, output: torch.Tens
         assert parameter.grad.abs().sum() > 0, f"{name} got an all-zero gradient"
 
 
-def assert_dropout_only_in_training(module: nn.Module, run: Callable[[], torch.Tensor]) -> None:
+def assert_dropout_only_in_training(
+    module: nn.Module, run: Callable[[], torch.Tensor]
+) -> None:
     """Check that ``run()`` is deterministic in eval mode and random in training mode."""
     module.eval()
     assert torch.equal(run(), run())

@@ -41,7 +41,9 @@ def chapter(title: str, *cells: str, front_matter: str = "") -> str:
     A cell's options (``:tags: [...]``) go on its first lines.
     """
     text = FRONT_MATTER.format(extra=front_matter, title=title)
-    return text + "".join(f"```{{code-cell}} ipython3\n{cell.strip()}\n```\n\n" for cell in cells)
+    return text + "".join(
+        f"```{{code-cell}} ipython3\n{cell.strip()}\n```\n\n" for cell in cells
+    )
 
 
 def make_book(root: Path, chapters: dict[str, str]) -> Path:
@@ -52,7 +54,9 @@ def make_book(root: Path, chapters: dict[str, str]) -> Path:
     ignore = shutil.ignore_patterns("__pycache__")
     for folder in ["_ext", "_static"]:
         shutil.copytree(ROOT / "book" / folder, root / "book" / folder, ignore=ignore)
-    shutil.copytree(ROOT / "code" / "transformer", root / "code" / "transformer", ignore=ignore)
+    shutil.copytree(
+        ROOT / "code" / "transformer", root / "code" / "transformer", ignore=ignore
+    )
     write_chapters(root, chapters)
     return root
 
@@ -63,7 +67,9 @@ def write_chapters(root: Path, chapters: dict[str, str]) -> None:
         (root / "book" / f"{name}.md").write_text(text)
     names = sorted(p.stem for p in (root / "book").glob("*.md") if p.stem != "index")
     toctree = "\n".join(names)
-    (root / "book" / "index.md").write_text(f"# Index\n\n```{{toctree}}\n{toctree}\n```\n")
+    (root / "book" / "index.md").write_text(
+        f"# Index\n\n```{{toctree}}\n{toctree}\n```\n"
+    )
 
 
 def build(
@@ -82,8 +88,25 @@ def build(
     (stderr merged into it, as a terminal shows both).
     """
     out = out or root / "_build" / "html"
-    command = [sys.executable, "-m", "sphinx", "-b", "html", str(root / "book"), str(out)]
-    command += ["-d", str(out / ".doctrees"), "-c", str(root), "-n", "--keep-going", "-j", "2"]
+    command = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-b",
+        "html",
+        str(root / "book"),
+        str(out),
+    ]
+    command += [
+        "-d",
+        str(out / ".doctrees"),
+        "-c",
+        str(root),
+        "-n",
+        "--keep-going",
+        "-j",
+        "2",
+    ]
     command += ["-W"] if strict else []
     result = subprocess.run(
         command, capture_output=True, text=True, env={**os.environ, **(env or {})}
@@ -98,5 +121,6 @@ def run_ids(html: Path, names: list[str]) -> dict[str, str]:
     """Return the run id each chapter printed (see :data:`RUN_ID`)."""
     pages = {name: (html / f"{name}.html").read_text() for name in names}
     return {
-        name: re.search(r"run id: ([0-9a-f]{32})", page).group(1) for name, page in pages.items()
+        name: re.search(r"run id: ([0-9a-f]{32})", page).group(1)
+        for name, page in pages.items()
     }

@@ -127,7 +127,9 @@ class Visit:
 
 
 @contextmanager
-def open_page(context, url: str, *, viewport: dict | None = None, color_scheme: str | None = None):
+def open_page(
+    context, url: str, *, viewport: dict | None = None, color_scheme: str | None = None
+):
     """Open ``url`` in a new tab, wait until its math is typeset, yield the tab, close it."""
     page = context.new_page()
     try:
@@ -154,7 +156,9 @@ def visit(context, base_url: str, path: str, screenshot: Path | None = None) -> 
 
     def on_console(message):
         if message.type == "error":
-            record.console_errors.append(f"{message.text} ({message.location.get('url')})")
+            record.console_errors.append(
+                f"{message.text} ({message.location.get('url')})"
+            )
 
     def on_request(request):
         url = request.url
@@ -166,9 +170,13 @@ def visit(context, base_url: str, path: str, screenshot: Path | None = None) -> 
             record.failed_requests.append(f"HTTP {response.status} {response.url}")
 
     page.on("console", on_console)
-    page.on("pageerror", lambda error: record.console_errors.append(f"uncaught: {error}"))
+    page.on(
+        "pageerror", lambda error: record.console_errors.append(f"uncaught: {error}")
+    )
     page.on("request", on_request)
-    page.on("requestfailed", lambda r: record.failed_requests.append(f"{r.failure} {r.url}"))
+    page.on(
+        "requestfailed", lambda r: record.failed_requests.append(f"{r.failure} {r.url}")
+    )
     page.on("response", on_response)
     try:
         response = page.goto(base_url + path, wait_until="networkidle")

@@ -20,8 +20,11 @@ check_package_source(ROOT / "code")
 
 def chapters() -> list[str]:
     """Names of the book's pages that are notebooks (have a kernelspec)."""
-    return sorted(p.stem for p in (ROOT / "book").glob("*.md")
-                  if "kernelspec:" in p.read_text().split("\n---", 1)[0])
+    return sorted(
+        p.stem
+        for p in (ROOT / "book").glob("*.md")
+        if "kernelspec:" in p.read_text().split("\n---", 1)[0]
+    )
 
 
 @pytest.fixture(autouse=True)

@@ -57,8 +57,12 @@ def axe_results(browser, site):  # noqa: F811
                 violations = axe.run(page).response["violations"]
                 found[(path, mode)] = [
                     f"{v['id']} ({v['impact']}): {v['help']}; e.g. "
-                    + "; ".join(n["target"][0] if isinstance(n["target"][0], str)
-                                else str(n["target"]) for n in v["nodes"][:3])  # fmt: skip
+                    + "; ".join(
+                        n["target"][0]
+                        if isinstance(n["target"][0], str)
+                        else str(n["target"])
+                        for n in v["nodes"][:3]
+                    )  # fmt: skip
                     for v in violations
                     if v["impact"] in BLOCKING
                 ]
@@ -68,7 +72,9 @@ def axe_results(browser, site):  # noqa: F811
 
 def test_axe_checked_every_page_in_both_modes(axe_results):
     pages = _site_pages(HTML)
-    assert {"index.html", "multihead.html", "decoder_only.html", "search.html"} <= set(pages)
+    assert {"index.html", "multihead.html", "decoder_only.html", "search.html"} <= set(
+        pages
+    )
     assert set(axe_results) == {(p, m) for p in pages for m in ("light", "dark")}
 
 
@@ -129,7 +135,9 @@ def test_explorer_readout_shows_the_numbers_of_the_focused_query(chapter):
     readout = root.locator(".ae-readout").inner_text()
     # head 0 ("previous") at "sat" reads "cat": the exported weight is near 1
     assert "Query 3 (sat)" in readout
-    weights = dict(item.rsplit(" ", 1) for item in readout.split("head 0: ")[1].split(", "))
+    weights = dict(
+        item.rsplit(" ", 1) for item in readout.split("head 0: ")[1].split(", ")
+    )
     assert float(weights["cat"]) > 0.99
     assert root.locator("tr.ae-active th").inner_text() == "sat"
     assert record == {"errors": [], "remote": []}
@@ -148,8 +156,10 @@ def test_explorer_keyboard_reaches_and_changes_every_control(chapter, name):
     controls = root.locator("select")
     # every choice the reader has is a select: four on the decoder-only page,
     # head and stage on the multi-head page (one example, one layer: shown as text)
-    expected = {"multihead": ["Head", "Stage"],
-                "decoder_only": ["Example", "Layer", "Head", "Stage"]}[name]
+    expected = {
+        "multihead": ["Head", "Stage"],
+        "decoder_only": ["Example", "Layer", "Head", "Stage"],
+    }[name]
     labels = []
     for index in range(controls.count()):
         page.keyboard.press("Tab")
@@ -158,10 +168,14 @@ def test_explorer_keyboard_reaches_and_changes_every_control(chapter, name):
         label = root.locator(f"label[for='{focused}']").inner_text()
         labels.append(label)
         before = (controls.nth(index).input_value(), root.evaluate(PICTURE))
-        last = controls.nth(index).evaluate("s => s.selectedIndex === s.options.length - 1")
+        last = controls.nth(index).evaluate(
+            "s => s.selectedIndex === s.options.length - 1"
+        )
         page.keyboard.press("ArrowUp" if last else "ArrowDown")
         after = (controls.nth(index).input_value(), root.evaluate(PICTURE))
-        assert after[0] != before[0], f"{label}: the arrow key did not change the choice"
+        assert after[0] != before[0], (
+            f"{label}: the arrow key did not change the choice"
+        )
         assert after[1] != before[1], f"{label}: the picture did not change"
     assert labels == expected
     # Then into the picture: a query row, and the arrow keys move along the rows.
@@ -185,6 +199,8 @@ def test_every_figure_has_alt_text_that_says_what_it_shows(site):
         for tag in FIGURE.findall(path.read_text()):
             alt = unescape(ALT.search(tag).group(1)) if ALT.search(tag) else ""
             # a sentence or more, never the file's name or a bare "image"
-            if len(alt.split()) < 8 or re.search(r"\.(png|svg|jpe?g)\b|_images|^image", alt):
+            if len(alt.split()) < 8 or re.search(
+                r"\.(png|svg|jpe?g)\b|_images|^image", alt
+            ):
                 poor.setdefault(path.name, []).append(alt or tag)
     assert poor == {}

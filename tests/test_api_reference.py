@@ -20,7 +20,9 @@ def public_names() -> set[str]:
             continue
         module = importlib.import_module(f"transformer.{info.name}")
         for name, obj in vars(module).items():
-            if name.startswith("_") or not (inspect.isclass(obj) or inspect.isfunction(obj)):
+            if name.startswith("_") or not (
+                inspect.isclass(obj) or inspect.isfunction(obj)
+            ):
                 continue
             if obj.__module__ == module.__name__:
                 names.add(name)

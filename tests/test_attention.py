@@ -1,4 +1,4 @@
-"""Tests of transformer.attention.scaled_dot_product_attention."""
+"""Tests of transformer.parts.attention.scaled_dot_product_attention."""
 
 import math
 
@@ -10,8 +10,11 @@ from transformer import causal_mask, padding_mask, scaled_dot_product_attention
 
 
 def _qkv(*batch, L=5, S=7, d_k=8, d_v=6, dtype=torch.float32):
-    return (torch.randn(*batch, L, d_k, dtype=dtype), torch.randn(*batch, S, d_k, dtype=dtype),
-            torch.randn(*batch, S, d_v, dtype=dtype))
+    return (
+        torch.randn(*batch, L, d_k, dtype=dtype),
+        torch.randn(*batch, S, d_k, dtype=dtype),
+        torch.randn(*batch, S, d_v, dtype=dtype),
+    )
 
 
 def test_attention_shapes_for_batches_and_heads():
@@ -41,7 +44,12 @@ def test_attention_equals_torch_sdpa_with_and_without_masks(dtype, atol):
     q, k, v = _qkv(2, 3, L=6, S=6, dtype=dtype)
     random_mask = torch.rand(2, 3, 6, 6) > 0.4
     random_mask[..., 0] = True
-    for mask in [None, causal_mask(6), random_mask, causal_mask(6) & padding_mask([6, 4])]:
+    for mask in [
+        None,
+        causal_mask(6),
+        random_mask,
+        causal_mask(6) & padding_mask([6, 4]),
+    ]:
         ours, _ = scaled_dot_product_attention(q, k, v, mask=mask)
         theirs = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
         torch.testing.assert_close(ours, theirs, rtol=0, atol=atol)
@@ -93,24 +101,64 @@ def test_attention_dropout_zeroes_weights_and_rescales():
     "args,kwargs,error,match",
     [
         (("q", "k", "v"), {}, TypeError, "query must be a torch.Tensor"),
-        ((torch.randn(4),) * 3, {}, ValueError, r"query must have at least 2 dimensions .*\(4,\)"),
-        ((torch.randn(2, 3, 8), torch.randn(2, 5, 4), torch.randn(2, 5, 6)), {}, ValueError,
-         r"key must have the same last dimension d_k as query.*\(2, 5, 4\)"),
-        ((torch.randn(2, 3, 8), torch.randn(2, 5, 8), torch.randn(2, 4, 6)), {}, ValueError,
-         r"value must have one row per key position.*\(2, 4, 6\)"),
-        ((torch.randn(2, 3, 8), torch.randn(3, 5, 8), torch.randn(3, 5, 6)), {}, ValueError,
-         "broadcastable leading dimensions"),
-        ((torch.randn(2, 3, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 6)),
-         {"mask": torch.ones(2, 3, 5)}, TypeError, "mask must be a boolean tensor"),
-        ((torch.randn(2, 3, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 6)),
-         {"mask": torch.ones(2, 3, 4, dtype=torch.bool)}, ValueError,
-         r"mask must broadcast to \(\.\.\., L, S\) = \(2, 3, 5\), got shape \(2, 3, 4\)"),
-        ((torch.randn(2, 3, 8), torch.randn(2, 5, 8, dtype=torch.float64), torch.randn(2, 5, 6)),
-         {}, TypeError, "key must have the dtype of query, torch.float32, got torch.float64"),
-        ((torch.randn(2, 0, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 6)), {}, ValueError,
-         r"query must not be empty.*\(2, 0, 8\)"),
-        ((torch.randn(2, 3, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 6)),
-         {"dropout_p": 1.5}, ValueError, r"dropout_p must be in \[0, 1\)"),
+        (
+            (torch.randn(4),) * 3,
+            {},
+            ValueError,
+            r"query must have at least 2 dimensions .*\(4,\)",
+        ),
+        (
+            (torch.randn(2, 3, 8), torch.randn(2, 5, 4), torch.randn(2, 5, 6)),
+            {},
+            ValueError,
+            r"key must have the same last dimension d_k as query.*\(2, 5, 4\)",
+        ),
+        (
+            (torch.randn(2, 3, 8), torch.randn(2, 5, 8), torch.randn(2, 4, 6)),
+            {},
+            ValueError,
+            r"value must have one row per key position.*\(2, 4, 6\)",
+        ),
+        (
+            (torch.randn(2, 3, 8), torch.randn(3, 5, 8), torch.randn(3, 5, 6)),
+            {},
+            ValueError,
+            "broadcastable leading dimensions",
+        ),
+        (
+            (torch.randn(2, 3, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 6)),
+            {"mask": torch.ones(2, 3, 5)},
+            TypeError,
+            "mask must be a boolean tensor",
+        ),
+        (
+            (torch.randn(2, 3, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 6)),
+            {"mask": torch.ones(2, 3, 4, dtype=torch.bool)},
+            ValueError,
+            r"mask must broadcast to \(\.\.\., L, S\) = \(2, 3, 5\), got shape \(2, 3, 4\)",
+        ),
+        (
+            (
+                torch.randn(2, 3, 8),
+                torch.randn(2, 5, 8, dtype=torch.float64),
+                torch.randn(2, 5, 6),
+            ),
+            {},
+            TypeError,
+            "key must have the dtype of query, torch.float32, got torch.float64",
+        ),
+        (
+            (torch.randn(2, 0, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 6)),
+            {},
+            ValueError,
+            r"query must not be empty.*\(2, 0, 8\)",
+        ),
+        (
+            (torch.randn(2, 3, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 6)),
+            {"dropout_p": 1.5},
+            ValueError,
+            r"dropout_p must be in \[0, 1\)",
+        ),
     ],
 )
 def test_attention_rejects_bad_input_with_named_argument(args, kwargs, error, match):

@@ -13,6 +13,7 @@ import math
 
 import pytest
 import torch
+
 import transformer
 from transformer import (
     AddNorm,
@@ -34,9 +35,9 @@ from transformer import (
     padding_mask,
     scaled_dot_product_attention,
 )
-from transformer.metrics import sequence_loss, token_accuracy
-from transformer.tasks import make_task
-from transformer.train import train
+from transformer.data.tasks import make_task
+from transformer.training.metrics import sequence_loss, token_accuracy
+from transformer.training.train import train
 
 D = 8
 CONFIG = TransformerConfig(

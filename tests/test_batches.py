@@ -1,10 +1,10 @@
-"""Tests of transformer.batches."""
+"""Tests of transformer.data.batches."""
 
 import pytest
 
-from transformer.batches import lm_batch, seq2seq_batch
-from transformer.tasks import Example, make_task
-from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID
+from transformer.data.batches import lm_batch, seq2seq_batch
+from transformer.data.tasks import Example, make_task
+from transformer.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
 
 
 def test_seq2seq_batch_pads_and_places_bos_and_eos():
@@ -33,7 +33,9 @@ def test_lm_batch_prompt_layout_trains_only_on_the_answer():
 
 
 def test_lm_batch_aligned_layout_pairs_each_position_with_its_target():
-    batch = lm_batch([Example((4, 5, 6), (6, 5, 4)), Example((7,), (7,))], layout="aligned")
+    batch = lm_batch(
+        [Example((4, 5, 6), (6, 5, 4)), Example((7,), (7,))], layout="aligned"
+    )
     assert batch.x.tolist() == [[4, 5, 6], [7, PAD_ID, PAD_ID]]
     assert batch.targets.tolist() == [[6, 5, 4], [7, PAD_ID, PAD_ID]]
 
@@ -41,7 +43,9 @@ def test_lm_batch_aligned_layout_pairs_each_position_with_its_target():
 def test_lm_batch_prefix_mask_shows_the_whole_prompt():
     batch = lm_batch([Example((4, 5), (5, 4))], prefix=True)
     assert batch.mask.shape == (1, 1, 6, 6)
-    assert batch.mask[0, 0, 0].tolist() == [True] * 4 + [False] * 2  # BOS sees BOS 4 5 EOS
+    assert (
+        batch.mask[0, 0, 0].tolist() == [True] * 4 + [False] * 2
+    )  # BOS sees BOS 4 5 EOS
     assert batch.mask[0, 0, 4].tolist() == [True] * 5 + [False]
 
 
@@ -50,9 +54,16 @@ def test_lm_batch_prefix_mask_shows_the_whole_prompt():
     [
         (lambda: seq2seq_batch([]), ValueError, "non-empty"),
         (lambda: seq2seq_batch([((4,), (4,))]), TypeError, "Example"),
-        (lambda: lm_batch([Example((4,), (4,))], layout="side"), ValueError, "layout must be"),
-        (lambda: lm_batch([Example((4, 5), (4,))], layout="aligned"), ValueError,
-         r"len\(source\) == len\(target\), got 2 and 1"),
+        (
+            lambda: lm_batch([Example((4,), (4,))], layout="side"),
+            ValueError,
+            "layout must be",
+        ),
+        (
+            lambda: lm_batch([Example((4, 5), (4,))], layout="aligned"),
+            ValueError,
+            r"len\(source\) == len\(target\), got 2 and 1",
+        ),
     ],
 )
 def test_batches_reject_bad_input(make, error, match):

@@ -51,7 +51,15 @@ def test_book_chapter_offers_executed_notebook_download(site, name):
 
 def _text_files(folder: Path):
     for path in folder.rglob("*"):
-        if path.is_file() and path.suffix in {".html", ".ipynb", ".md", ".txt", ".js", ".json", ".css"}:
+        if path.is_file() and path.suffix in {
+            ".html",
+            ".ipynb",
+            ".md",
+            ".txt",
+            ".js",
+            ".json",
+            ".css",
+        }:
             yield path
 
 
@@ -60,8 +68,10 @@ def test_book_contains_no_machine_paths(site):
     needles.add(os.path.realpath(ROOT))
     offenders = [
         f"{path.relative_to(site)}: {needle}"
-        for path in _text_files(site) if "mathjax" not in path.parts
-        for needle in needles if needle in path.read_text(errors="replace")
+        for path in _text_files(site)
+        if "mathjax" not in path.parts
+        for needle in needles
+        if needle in path.read_text(errors="replace")
     ]
     assert not offenders, offenders[:10]
 
@@ -69,7 +79,10 @@ def test_book_contains_no_machine_paths(site):
 def test_book_loads_no_script_or_style_from_other_hosts(site):
     for page in site.rglob("*.html"):
         html = page.read_text()
-        external = re.findall(r'<(?:script|link(?![^>]*rel="canonical")|img)[^>]+(?:src|href)="(https?://[^"]+)"', html)
+        external = re.findall(
+            r'<(?:script|link(?![^>]*rel="canonical")|img)[^>]+(?:src|href)="(https?://[^"]+)"',
+            html,
+        )
         assert not external, f"{page.name} loads {external}"
 
 

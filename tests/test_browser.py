@@ -80,19 +80,30 @@ def visits(browser, site, base_url, screenshots):
     )
     names = set(chapters())
     return {
-        page: visit(browser, base_url, page,
-                    screenshots / f"{page[:-5]}.png" if page[:-5] in names else None)
+        page: visit(
+            browser,
+            base_url,
+            page,
+            screenshots / f"{page[:-5]}.png" if page[:-5] in names else None,
+        )
         for page in pages
     }
 
 
 def _problems(visits, attribute):
     """Map each page to its non-empty list ``attribute``, for the failure message."""
-    return {page: getattr(v, attribute) for page, v in visits.items() if getattr(v, attribute)}
+    return {
+        page: getattr(v, attribute)
+        for page, v in visits.items()
+        if getattr(v, attribute)
+    }
 
 
 def test_site_has_every_chapter_and_the_search_page(visits):
-    assert {f"{name}.html" for name in chapters()} | {"index.html", "search.html"} <= set(visits)
+    assert {f"{name}.html" for name in chapters()} | {
+        "index.html",
+        "search.html",
+    } <= set(visits)
 
 
 def test_site_pages_answer_200(visits):
@@ -112,8 +123,10 @@ def test_site_pages_request_nothing_from_other_hosts(visits):
 
 
 def test_site_images_load(visits):
-    broken = {page: [img["src"] for img in v.images if img["width"] == 0]
-              for page, v in visits.items()}
+    broken = {
+        page: [img["src"] for img in v.images if img["width"] == 0]
+        for page, v in visits.items()
+    }
     assert {page: srcs for page, srcs in broken.items() if srcs} == {}
 
 
@@ -122,8 +135,10 @@ def test_site_math_is_typeset(visits):
 
 
 def test_site_figures_have_alt_text(visits):
-    missing = {page: [img["src"] for img in v.images if img["inArticle"] and not img["alt"]]
-               for page, v in visits.items()}
+    missing = {
+        page: [img["src"] for img in v.images if img["inArticle"] and not img["alt"]]
+        for page, v in visits.items()
+    }
     assert {page: srcs for page, srcs in missing.items() if srcs} == {}
 
 
@@ -139,15 +154,21 @@ def _words(text: str) -> str:
 
 def test_search_softmax_lists_attention_chapter_with_its_text(browser, site, base_url):
     with open_page(browser, base_url + "search.html?q=softmax") as page:
-        page.wait_for_selector("#search-results .search-summary:has-text('Search finished')")
-        hit = page.locator("#search-results ul.search li", has=page.locator('a[href="attention.html"]'))
+        page.wait_for_selector(
+            "#search-results .search-summary:has-text('Search finished')"
+        )
+        hit = page.locator(
+            "#search-results ul.search li", has=page.locator('a[href="attention.html"]')
+        )
         assert hit.count() == 1, page.inner_text("#search-results")
         snippet = hit.locator("p.context").inner_text()
     assert "softmax" in snippet.lower()
     # The snippet is cut mid-word at both ends; the words between are the chapter's.
     inner = _words(snippet).split(" ")[1:-1]
     assert len(inner) >= 8, snippet
-    chapter = _words(unescape(re.sub(r"<[^>]+>", " ", (site / "attention.html").read_text())))
+    chapter = _words(
+        unescape(re.sub(r"<[^>]+>", " ", (site / "attention.html").read_text()))
+    )
     assert " ".join(inner) in chapter, snippet
 
 
@@ -159,23 +180,31 @@ def _fetch(browser, url: str) -> bytes:
 
 @pytest.mark.parametrize("name", chapters())
 def test_chapter_notebook_download_is_valid_nbformat(visits, browser, name):
-    notebooks = [url for url in visits[f"{name}.html"].downloads if url.endswith(".ipynb")]
+    notebooks = [
+        url for url in visits[f"{name}.html"].downloads if url.endswith(".ipynb")
+    ]
     assert len(notebooks) == 1, f"{name}.html: no .ipynb in the download menu"
     nb = nbformat.reads(_fetch(browser, notebooks[0]).decode(), as_version=4)
     nbformat.validate(nb)
-    assert any(cell.get("outputs") for cell in nb.cells), f"{notebooks[0]} has no outputs"
+    assert any(cell.get("outputs") for cell in nb.cells), (
+        f"{notebooks[0]} has no outputs"
+    )
 
 
 def test_index_links_download_all_archive(browser, base_url):
     with open_page(browser, base_url + "index.html") as page:
         links = page.locator('article a[href$=".zip"]')
-        assert links.count() >= 1, "index.html links no .zip archive of the book (issue #6)"
+        assert links.count() >= 1, (
+            "index.html links no .zip archive of the book (issue #6)"
+        )
         url = urljoin(page.url, links.first.get_attribute("href"))
     archive = zipfile.ZipFile(io.BytesIO(_fetch(browser, url)))
     names = [n.rsplit("/", 1)[-1] for n in archive.namelist()]
     assert {f"{name}.ipynb" for name in chapters()} <= set(names), names
     assert any(n.endswith(".whl") for n in names), f"no package wheel in {names}"
-    assert any(n.startswith("requirements") for n in names), f"no requirements in {names}"
+    assert any(n.startswith("requirements") for n in names), (
+        f"no requirements in {names}"
+    )
     assert any(n.lower().startswith("readme") for n in names), f"no README in {names}"
 
 
@@ -213,7 +242,9 @@ def test_dark_mode_keeps_figures_on_light_background(browser, base_url, name):
     body_rgb = [int(c) for c in re.findall(r"\d+", body)[:3]]
     assert _luminance(body_rgb) < 80, f"page is not dark: {body}"
     assert figures, f"{name}.html has no figures"
-    dark = [f["src"] for f in figures if min(_luminance(c) for c in f["corners"]) < LIGHT]
+    dark = [
+        f["src"] for f in figures if min(_luminance(c) for c in f["corners"]) < LIGHT
+    ]
     assert not dark, f"figures shown on a dark background: {dark}"
 
 

@@ -7,9 +7,9 @@ solutions and hidden cell inputs are opened first, so they are measured too.
 
 import pytest
 
+from browser_support import open_page
 from conftest import chapters
 from test_browser import base_url, browser  # noqa: F401 (fixtures, shared)
-from browser_support import open_page
 
 pytestmark = pytest.mark.browser
 

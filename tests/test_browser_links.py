@@ -41,10 +41,19 @@ def menus(browser, base_url) -> dict[str, list[str]]:  # noqa: F811 (the importe
 def test_chapter_menus_link_notebook_wheel_zip_and_colab(menus, base_url, name):  # noqa: F811
     links = menus[name]
     local = [url.removeprefix(base_url) for url in links if url.startswith(base_url)]
-    assert [p for p in local if p.endswith(".ipynb")] == [f"_sources/{name}.ipynb"], links
-    assert len([p for p in local if p.startswith("_downloads/") and p.endswith(".whl")]) == 1
-    assert [p for p in local if p.endswith(".zip")] == ["_downloads/executable-transformer-notebooks.zip"]
-    assert not [p for p in local if p.endswith((".md", ".txt"))], "the MyST source is offered"
+    assert [p for p in local if p.endswith(".ipynb")] == [f"_sources/{name}.ipynb"], (
+        links
+    )
+    assert (
+        len([p for p in local if p.startswith("_downloads/") and p.endswith(".whl")])
+        == 1
+    )
+    assert [p for p in local if p.endswith(".zip")] == [
+        "_downloads/executable-transformer-notebooks.zip"
+    ]
+    assert not [p for p in local if p.endswith((".md", ".txt"))], (
+        "the MyST source is offered"
+    )
     (colab,) = [url for url in links if url.startswith(COLAB)]
     owner, repository = urlparse(CONF["REPOSITORY_URL"]).path.strip("/").split("/")
     form = re.fullmatch(
@@ -54,8 +63,12 @@ def test_chapter_menus_link_notebook_wheel_zip_and_colab(menus, base_url, name):
     )
     assert form, colab
     pages = (ROOT / ".github" / "workflows" / "pages.yml").read_text()
-    assert f"refs/heads/{form['branch']}" in pages, "the Pages workflow does not publish there"
-    assert set(links) == {base_url + p for p in local} | {colab}, "a link to another host"
+    assert f"refs/heads/{form['branch']}" in pages, (
+        "the Pages workflow does not publish there"
+    )
+    assert set(links) == {base_url + p for p in local} | {colab}, (
+        "a link to another host"
+    )
 
 
 @pytest.mark.parametrize("name", chapters())
@@ -64,13 +77,20 @@ def test_chapter_menu_link_targets_exist(menus, browser, base_url, site, name): 
         if url.startswith(COLAB):
             # What the Pages workflow publishes on the branch Colab opens.
             published = ROOT / "_build" / "notebooks" / url.rsplit("/", 1)[1]
-            assert published.read_bytes() == (site / "_sources" / f"{name}.ipynb").read_bytes()
+            assert (
+                published.read_bytes()
+                == (site / "_sources" / f"{name}.ipynb").read_bytes()
+            )
             continue
         path = url.removeprefix(base_url)
         assert (site / path).is_file(), path
         response = browser.request.get(url)
         assert response.status == 200, f"HTTP {response.status} {url}"
         if path.endswith(".zip"):
-            names = {n.rsplit("/", 1)[1] for n in zipfile.ZipFile(site / path).namelist()}
+            names = {
+                n.rsplit("/", 1)[1] for n in zipfile.ZipFile(site / path).namelist()
+            }
             wheels = {p.rsplit("/", 1)[1] for p in menus[name] if p.endswith(".whl")}
-            assert {f"{name}.ipynb", *wheels} <= names, "the zip lacks the page's notebook or wheel"
+            assert {f"{name}.ipynb", *wheels} <= names, (
+                "the zip lacks the page's notebook or wheel"
+            )

@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
 from book_support import build, chapter, make_book, write_chapters
 from conftest import ROOT
 
@@ -31,13 +32,21 @@ def test_failing_cell_reports_chapter_source_and_traceback(tmp_path):
         out = result.stdout
         assert "fails.md:19: WARNING: code cell 2 raised an exception:" in out, out
         assert "    return n / 0" in out, "the cell's source is missing"
-        assert "ZeroDivisionError: division by zero" in out, "the exception message is missing"
+        assert "ZeroDivisionError: division by zero" in out, (
+            "the exception message is missing"
+        )
         assert "----> 4 divide(1)" in out, "the traceback is missing"
-        assert "please open an issue" not in out and "traceback has been saved" not in out
+        assert (
+            "please open an issue" not in out and "traceback has been saved" not in out
+        )
 
-    write_chapters(project, {"fails": chapter("Fails", "x = 1", FAILING.replace("/ 0", "/ 2"))})
+    write_chapters(
+        project, {"fails": chapter("Fails", "x = 1", FAILING.replace("/ 0", "/ 2"))}
+    )
     build(project)
-    assert not (project / "_build" / "html" / "reports").exists(), "a stale error log is published"
+    assert not (project / "_build" / "html" / "reports").exists(), (
+        "a stale error log is published"
+    )
 
 
 @pytest.mark.slow
@@ -50,8 +59,9 @@ def test_timed_out_cell_names_chapter_cell_and_timeout(tmp_path):
     )
     result = build(make_book(tmp_path, {"slow": slow}), check=False)
     assert result.returncode != 0
-    assert "slow.md:21: WARNING: code cell 2 timed out after 2 s (nb_execution_timeout" in (
-        result.stdout
+    assert (
+        "slow.md:21: WARNING: code cell 2 timed out after 2 s (nb_execution_timeout"
+        in (result.stdout)
     )
     assert "    time.sleep(60)" in result.stdout
 
@@ -67,13 +77,16 @@ def test_cell_warning_fails_build_unless_tagged(tmp_path):
     assert "UserWarning: on purpose" in page
     assert "ipykernel" not in page and str(tmp_path) not in page and "/tmp/" not in page
 
-    write_chapters(project, {"warns": chapter("Warns", 'import warnings\nwarnings.warn("oops")')})
+    write_chapters(
+        project, {"warns": chapter("Warns", 'import warnings\nwarnings.warn("oops")')}
+    )
     for attempt in ["first build", "second build, nothing changed"]:
         result = build(project, check=False)
         assert result.returncode != 0, attempt
-        assert "warns.md:15: WARNING: code cell 1 raised UserWarning: oops" in result.stdout, (
-            attempt
-        )
+        assert (
+            "warns.md:15: WARNING: code cell 1 raised UserWarning: oops"
+            in result.stdout
+        ), attempt
 
 
 FAKE = "raise ImportError('the fake transformer was imported')\n"
@@ -89,10 +102,13 @@ def test_import_check_catches_a_shadowing_package(tmp_path):
         from package_cache import check_package_source
         check_package_source(Path({str(ROOT / "code")!r}))
     """)
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True
+    )
     assert result.returncode != 0
-    assert f"imported transformer from {tmp_path}/transformer, not from this checkout's" in (
-        result.stderr
+    assert (
+        f"imported transformer from {tmp_path}/transformer, not from this checkout's"
+        in (result.stderr)
     )
 
 
@@ -121,9 +137,7 @@ def test_checkout_package_wins_over_pythonpath(tmp_path):
     )
     assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-3000:]
 
-    where = (
-        "import transformer\nprint(transformer.__file__.endswith('code/transformer/__init__.py'))"
-    )
+    where = "import transformer\nprint(transformer.__file__.endswith('code/transformer/__init__.py'))"
     project = make_book(tmp_path / "book", {"where": chapter("Where", where)})
     build(project, env={"PYTHONPATH": str(fake)})
     assert "True" in (project / "_build" / "html" / "where.html").read_text()
@@ -180,7 +194,9 @@ def test_make_html_and_test_in_a_path_with_a_space(tmp_path):
         os.utime(copy / name, (installed - 1, installed - 1))
     (copy / ".venv").symlink_to(venv)
     env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
-    html = subprocess.run(["make", "html"], cwd=copy, env=env, capture_output=True, text=True)
+    html = subprocess.run(
+        ["make", "html"], cwd=copy, env=env, capture_output=True, text=True
+    )
     assert html.returncode == 0, html.stdout[-4000:] + html.stderr[-4000:]
     assert "pip install" not in html.stdout
     assert "ran in True" in (copy / "_build" / "html" / "probe.html").read_text()
@@ -221,9 +237,17 @@ EXT = ROOT / "book" / "_ext"
 # The folder's lines before the notebooks were made from the doctree (8d82dd0^), when
 # about 1070 of them re-parsed the chapters' MyST with regular expressions.
 EXT_LINES_BEFORE = 1214
-MYST_LINES = ["```{code-cell} ipython3", ":::{note} A title", "```{math}", "(sec-masks)=",
-              "$$ x = 1 $$ (eq-x)", ":tags: [hide-input]", "{ref}`masks <sec-masks>`",
-              "% a comment", "+++ {\"tags\": []}"]
+MYST_LINES = [
+    "```{code-cell} ipython3",
+    ":::{note} A title",
+    "```{math}",
+    "(sec-masks)=",
+    "$$ x = 1 $$ (eq-x)",
+    ":tags: [hide-input]",
+    "{ref}`masks <sec-masks>`",
+    "% a comment",
+    '+++ {"tags": []}',
+]
 
 
 def _regex_literals(path: Path) -> list[str]:
@@ -232,9 +256,12 @@ def _regex_literals(path: Path) -> list[str]:
     return [
         call.args[0].value
         for call in ast.walk(tree)
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-        and isinstance(call.func.value, ast.Name) and call.func.value.id == "re"
-        and call.args and isinstance(call.args[0], ast.Constant)
+        if isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and isinstance(call.func.value, ast.Name)
+        and call.func.value.id == "re"
+        and call.args
+        and isinstance(call.args[0], ast.Constant)
     ]
 
 
@@ -245,7 +272,9 @@ def test_book_extensions_are_at_least_30_percent_smaller():
 
 def test_no_book_extension_recognises_myst_with_a_regular_expression():
     patterns = {p.name: _regex_literals(p) for p in EXT.glob("*.py")}
-    assert sum(map(len, patterns.values())) >= 3  # the scan finds the patterns there are
+    assert (
+        sum(map(len, patterns.values())) >= 3
+    )  # the scan finds the patterns there are
     for name, found in patterns.items():
         for pattern in found:
             matched = [line for line in MYST_LINES if re.fullmatch(pattern, line, re.M)]

@@ -13,7 +13,9 @@ def _stream(text, name="stdout"):
 
 def test_merge_streams_does_not_break_a_line_split_across_chunks():
     one = merge_streams([_stream("query   (2, 3, 8)\nkey\n")])
-    split = merge_streams([_stream("query  "), _stream(" (2, 3, 8)\n"), _stream("key\n")])
+    split = merge_streams(
+        [_stream("query  "), _stream(" (2, 3, 8)\n"), _stream("key\n")]
+    )
     assert one == split
     assert split[0]["text"] == "query   (2, 3, 8)\nkey\n"
 

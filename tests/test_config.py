@@ -5,6 +5,7 @@ import torch
 import torch.nn as nn
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from transformer import (
     DecoderOnlyConfig,
     DecoderOnlyTransformer,
@@ -28,7 +29,10 @@ def test_transformer_config_defaults_are_the_paper_base_model():
         False,
         "sinusoidal",
     )
-    assert config.share_embeddings and config.src_vocab_size == config.tgt_vocab_size == 37000
+    assert (
+        config.share_embeddings
+        and config.src_vocab_size == config.tgt_vocab_size == 37000
+    )
 
 
 def test_transformer_config_base_and_big_have_the_paper_sizes():
@@ -64,7 +68,9 @@ SIZES = {
     sizes=st.fixed_dictionaries(SIZES),
 )
 def test_transformer_config_parameter_count_matches_built_model(V, V_tgt, share, sizes):
-    config = TransformerConfig(V, V if share else V_tgt, share_embeddings=share, **sizes)
+    config = TransformerConfig(
+        V, V if share else V_tgt, share_embeddings=share, **sizes
+    )
     assert count_parameters(Transformer(config)) == config.num_parameters()
 
 
@@ -105,7 +111,11 @@ def test_count_parameters_rejects_what_is_not_a_module():
         ({"max_len": 0}, ValueError, "max_len must be a positive int"),
         ({"dropout": 1.5}, ValueError, "dropout must be in"),
         ({"activation": "tanh"}, ValueError, "activation must be 'relu' or 'gelu'"),
-        ({"positional": "rotary"}, ValueError, "positional must be 'sinusoidal' or 'learned'"),
+        (
+            {"positional": "rotary"},
+            ValueError,
+            "positional must be 'sinusoidal' or 'learned'",
+        ),
         ({"norm_first": "no"}, TypeError, "norm_first must be a bool"),
         ({"tgt_vocab_size": 0}, ValueError, "tgt_vocab_size must be a positive int"),
         ({"src_vocab_size": 3.0}, TypeError, "src_vocab_size must be a positive int"),

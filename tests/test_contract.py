@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 import torch
+
 import transformer
-import transformer.layers
-import transformer.model
-import transformer.multihead
+import transformer.models.encoder_decoder
+import transformer.models.layers
+import transformer.parts.multihead
 from transformer import (
     AddNorm,
     MultiHeadAttention,
@@ -26,21 +27,21 @@ from transformer import (
 PACKAGE = Path(transformer.__file__).resolve().parent
 
 CORE_ROUTINES = [
-    ("attention", "scaled_dot_product_attention"),
-    ("multihead", "MultiHeadAttention.forward"),
-    ("feedforward", "PositionwiseFeedForward.forward"),
-    ("norm", "LayerNorm.forward"),
-    ("norm", "AddNorm.forward"),
-    ("positional", "SinusoidalPositionalEncoding.forward"),
-    ("positional", "LearnedPositionalEmbedding.forward"),
-    ("positional", "_add_positions"),
-    ("embedding", "TokenEmbedding.forward"),
-    ("layers", "EncoderLayer.forward"),
-    ("layers", "DecoderLayer.forward"),
-    ("model", "Transformer.forward"),
-    ("model", "Transformer.encode"),
-    ("model", "Transformer.decode"),
-    ("decoder_only", "DecoderOnlyTransformer.forward"),
+    ("parts/attention", "scaled_dot_product_attention"),
+    ("parts/multihead", "MultiHeadAttention.forward"),
+    ("parts/feedforward", "PositionwiseFeedForward.forward"),
+    ("parts/norm", "LayerNorm.forward"),
+    ("parts/norm", "AddNorm.forward"),
+    ("parts/positional", "SinusoidalPositionalEncoding.forward"),
+    ("parts/positional", "LearnedPositionalEmbedding.forward"),
+    ("parts/positional", "_add_positions"),
+    ("parts/embedding", "TokenEmbedding.forward"),
+    ("models/layers", "EncoderLayer.forward"),
+    ("models/layers", "DecoderLayer.forward"),
+    ("models/encoder_decoder", "Transformer.forward"),
+    ("models/encoder_decoder", "Transformer.encode"),
+    ("models/encoder_decoder", "Transformer.decode"),
+    ("models/decoder_only", "DecoderOnlyTransformer.forward"),
 ]
 
 
@@ -122,16 +123,20 @@ def test_a_model_forward_checks_each_mask_once_and_reads_the_ids_once(monkeypatc
     src, tgt = torch.randint(0, 11, (2, 7)), torch.randint(0, 13, (2, 5))
     calls: list[str] = []
     ranges: list[int] = []
-    for module in (transformer.model, transformer.layers, transformer.multihead):
+    for module in (
+        transformer.models.encoder_decoder,
+        transformer.models.layers,
+        transformer.parts.multihead,
+    ):
         original = module.check_mask
         monkeypatch.setattr(
             module,
             "check_mask",
             lambda name, *a, _f=original, **k: calls.append(name) or _f(name, *a, **k),
         )
-    original_range = transformer.model.check_id_range
+    original_range = transformer.models.encoder_decoder.check_id_range
     monkeypatch.setattr(
-        transformer.model,
+        transformer.models.encoder_decoder,
         "check_id_range",
         lambda *items: ranges.append(len(items)) or original_range(*items),
     )

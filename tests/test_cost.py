@@ -2,8 +2,9 @@ import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
 from transformer import scaled_dot_product_attention
-from transformer.cost import count_flops, largest_tensor
+from transformer.tools.cost import count_flops, largest_tensor
 
 
 def test_count_flops_counts_a_matrix_product_as_two_per_multiply_add():

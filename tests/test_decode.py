@@ -1,25 +1,25 @@
-"""Tests of transformer.decode."""
+"""Tests of transformer.inference.decode."""
 
 import pytest
 import torch
 import torch.nn.functional as F
 
-from transformer.decode import (
-    exact_match,
-    greedy_decode,
-    greedy_generate,
-    predict,
-    strip_eos,
-)
 from transformer import (
     DecoderOnlyConfig,
     DecoderOnlyTransformer,
     Transformer,
     TransformerConfig,
 )
-from transformer.tasks import make_task
-from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID
-from transformer.train import train
+from transformer.data.tasks import make_task
+from transformer.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
+from transformer.inference.decode import (
+    exact_match,
+    greedy_decode,
+    greedy_generate,
+    predict,
+    strip_eos,
+)
+from transformer.training.train import train
 
 V = 12
 
@@ -184,7 +184,7 @@ def test_decoding_rejects_bad_input():
 
 
 class TorchSpy:
-    """Stands in for ``torch`` inside ``transformer.decode``; records tensor factories."""
+    """Stands in for ``torch`` inside ``transformer.inference.decode``; records tensor factories."""
 
     FACTORIES = {"full", "zeros", "ones", "arange", "tensor", "as_tensor", "empty"}
 
@@ -204,7 +204,7 @@ class TorchSpy:
 
 
 def test_decoding_makes_every_tensor_on_the_models_device(monkeypatch):
-    import transformer.decode as decode
+    import transformer.inference.decode as decode
 
     model, lm = random_models()
     spy = TorchSpy()

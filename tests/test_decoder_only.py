@@ -1,14 +1,31 @@
 import pytest
 import torch
-from _support import assert_dropout_only_in_training, assert_gradients_reach_every_parameter
-from transformer import DecoderOnlyConfig, DecoderOnlyTransformer, TransformerConfig, causal_mask
+
+from _support import (
+    assert_dropout_only_in_training,
+    assert_gradients_reach_every_parameter,
+)
+from transformer import (
+    DecoderOnlyConfig,
+    DecoderOnlyTransformer,
+    TransformerConfig,
+    causal_mask,
+)
 
 V = 10
 
 
 def model(**kwargs):
     torch.manual_seed(0)
-    sizes = {"d_model": 16, "h": 4, "N": 2, "d_ff": 32, "max_len": 8, "dropout": 0.0, **kwargs}
+    sizes = {
+        "d_model": 16,
+        "h": 4,
+        "N": 2,
+        "d_ff": 32,
+        "max_len": 8,
+        "dropout": 0.0,
+        **kwargs,
+    }
     return DecoderOnlyTransformer(DecoderOnlyConfig(vocab_size=V, **sizes)).eval()
 
 
@@ -34,12 +51,16 @@ def test_decoder_only_transformer_is_causal_by_default(norm_first):
 
 def test_decoder_only_transformer_explicit_mask_replaces_the_causal_mask():
     net = model()
-    prefix = 3  # a prefix-LM mask: the first 3 tokens see each other, the rest are causal
+    prefix = (
+        3  # a prefix-LM mask: the first 3 tokens see each other, the rest are causal
+    )
     mask = causal_mask(6)
     mask[:prefix, :prefix] = True
     out, changed = net(X, mask), net(with_changed_tail(X, 2), mask)
     assert not torch.allclose(out[:, :2], changed[:, :2])
-    torch.testing.assert_close(net(X, mask)[:, :2], net(with_changed_tail(X, 3), mask)[:, :2])
+    torch.testing.assert_close(
+        net(X, mask)[:, :2], net(with_changed_tail(X, 3), mask)[:, :2]
+    )
 
 
 def test_decoder_only_transformer_share_embeddings_ties_the_output_projection():
@@ -68,7 +89,11 @@ def test_decoder_only_transformer_rejects_what_is_not_its_config():
 @pytest.mark.parametrize(
     ("args", "error", "match"),
     [
-        ((X + V,), ValueError, r"x must hold token ids in \[0, V\) = \[0, 10\), got 1\d"),
+        (
+            (X + V,),
+            ValueError,
+            r"x must hold token ids in \[0, V\) = \[0, 10\), got 1\d",
+        ),
         ((X.double(),), TypeError, r"x must hold integer token ids"),
         (
             (torch.zeros(2, 9, dtype=torch.long),),

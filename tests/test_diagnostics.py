@@ -1,8 +1,9 @@
 import pytest
 import torch
 import torch.nn as nn
+
 from transformer import Encoder, PositionwiseFeedForward, causal_mask
-from transformer.diagnostics import GradientNorms, layer_gradient_norms
+from transformer.training.diagnostics import GradientNorms, layer_gradient_norms
 
 
 def test_layer_gradient_norms_match_backward_on_a_linear_stack():
@@ -43,7 +44,9 @@ def test_layer_gradient_norms_total_gradient_includes_the_residual_path():
         nn.init.zeros_(layer.weight)
         nn.init.zeros_(layer.bias)
     x = torch.randn(2, 3)
-    norms = layer_gradient_norms(layers, x, lambda y: y.sum(), step=lambda f, v: v + f(v))
+    norms = layer_gradient_norms(
+        layers, x, lambda y: y.sum(), step=lambda f, v: v + f(v)
+    )
     torch.testing.assert_close(norms.activations, torch.full((5,), 6**0.5))
     plain = layer_gradient_norms(layers, x, lambda y: y.sum())
     assert plain.activations[:-1].eq(0).all()  # a zero layer blocks the gradient
@@ -56,7 +59,10 @@ def test_layer_gradient_norms_pass_masks_through_step():
     encoder = Encoder(8, 2, 16, N=3)
     x = torch.randn(2, 5, 8)
     masked = layer_gradient_norms(
-        encoder.layers, x, lambda y: y[:, 0].sum(), step=lambda layer, v: layer(v, causal_mask(5))
+        encoder.layers,
+        x,
+        lambda y: y[:, 0].sum(),
+        step=lambda layer, v: layer(v, causal_mask(5)),
     )
     alone = layer_gradient_norms(encoder.layers, x[:, :1], lambda y: y[:, 0].sum())
     torch.testing.assert_close(masked.activations, alone.activations)
@@ -71,6 +77,10 @@ def test_layer_gradient_norms_reject_bad_arguments():
     with pytest.raises(ValueError, match="layers must hold at least one"):
         layer_gradient_norms([], torch.randn(2, 2), lambda y: y.sum())
     with pytest.raises(TypeError, match=r"layers\[1\] must be an nn.Module"):
-        layer_gradient_norms([nn.Linear(2, 2), torch.relu], torch.randn(2, 2), lambda y: y.sum())
-    with pytest.raises(TypeError, match=r"loss_fn must return a scalar tensor, got \(3, 2\)"):
+        layer_gradient_norms(
+            [nn.Linear(2, 2), torch.relu], torch.randn(2, 2), lambda y: y.sum()
+        )
+    with pytest.raises(
+        TypeError, match=r"loss_fn must return a scalar tensor, got \(3, 2\)"
+    ):
         layer_gradient_norms([nn.Linear(2, 2)], torch.randn(3, 2), lambda y: y)

@@ -2,6 +2,7 @@ import math
 
 import pytest
 import torch
+
 from _support import assert_gradients_reach_every_parameter
 from transformer import TokenEmbedding
 
@@ -47,7 +48,11 @@ def test_token_embedding_gradients_reach_every_parameter():
             r"ids must hold integer token ids \(torch.long\), got dtype torch.float32",
         ),
         (torch.tensor([[True]]), TypeError, r"ids must hold integer token ids"),
-        (torch.tensor([1, 2]), ValueError, r"ids must have 2 dimensions \(B, L\), got shape \(2,\)"),
+        (
+            torch.tensor([1, 2]),
+            ValueError,
+            r"ids must have 2 dimensions \(B, L\), got shape \(2,\)",
+        ),
         (
             torch.zeros(2, 0, dtype=torch.long),
             ValueError,

@@ -13,11 +13,18 @@ from transformer import (
     causal_mask,
     padding_mask,
 )
-from transformer.explorer import STAGES, AttentionExplorer, attention_stages, capture_attention
+from transformer.tools.explorer import (
+    STAGES,
+    AttentionExplorer,
+    attention_stages,
+    capture_attention,
+)
 
 
 def tiny_decoder_only():
-    config = DecoderOnlyConfig(vocab_size=12, d_model=16, h=4, N=2, d_ff=32, dropout=0.0, max_len=16)
+    config = DecoderOnlyConfig(
+        vocab_size=12, d_model=16, h=4, N=2, d_ff=32, dropout=0.0, max_len=16
+    )
     return DecoderOnlyTransformer(config)
 
 
@@ -25,7 +32,10 @@ def test_capture_attention_records_every_layer_in_call_order():
     model = tiny_decoder_only()
     x = torch.randint(0, 12, (2, 6))
     calls = capture_attention(model, lambda: model(x))
-    assert [c.name for c in calls] == ["stack.layers.0.self_attn", "stack.layers.1.self_attn"]
+    assert [c.name for c in calls] == [
+        "stack.layers.0.self_attn",
+        "stack.layers.1.self_attn",
+    ]
     for call in calls:
         assert call.weights.shape == (2, 4, 6, 6)
         assert call.mask.shape == (2, 4, 6, 6)
@@ -35,7 +45,9 @@ def test_explorer_softmax_stage_equals_the_models_attn_weights():
     model = tiny_decoder_only()
     x = torch.randint(0, 12, (3, 7))
     explorer = AttentionExplorer("tiny", digits=3)
-    explorer.add("second sequence", model, lambda: model(x), queries=list("abcdefg"), index=1)
+    explorer.add(
+        "second sequence", model, lambda: model(x), queries=list("abcdefg"), index=1
+    )
     data = json.loads(explorer.to_json())
     layers = data["examples"][0]["layers"]
     assert len(layers) == 2
@@ -43,7 +55,9 @@ def test_explorer_softmax_stage_equals_the_models_attn_weights():
         exported = torch.tensor(layer["stages"]["softmax"])  # (h, L, S)
         assert exported.shape == (4, 7, 7)
         # attn_weights of the last forward, which the explorer ran
-        assert torch.allclose(exported, block.self_attn.attn_weights[1], atol=5e-4, rtol=0)
+        assert torch.allclose(
+            exported, block.self_attn.attn_weights[1], atol=5e-4, rtol=0
+        )
 
 
 def test_explorer_stages_follow_each_other():
@@ -51,7 +65,9 @@ def test_explorer_stages_follow_each_other():
     mha = MultiHeadAttention(8, 2).eval()
     x = torch.randn(1, 5, 8)
     explorer = AttentionExplorer("one module", digits=4)
-    explorer.add("causal", mha, lambda: mha(x, x, x, causal_mask(5)), queries=list("vwxyz"))
+    explorer.add(
+        "causal", mha, lambda: mha(x, x, x, causal_mask(5)), queries=list("vwxyz")
+    )
     stages = explorer.examples[0]["layers"][0]["stages"]
     assert list(stages) == list(STAGES)
     raw, scaled = torch.tensor(stages["raw"]), torch.tensor(stages["scaled"])
@@ -74,7 +90,9 @@ def test_explorer_stages_follow_each_other():
 def test_attention_stages_mask_padding_keys_of_cross_attention():
     mha = MultiHeadAttention(8, 2).eval()
     query, memory = torch.randn(2, 3, 8), torch.randn(2, 5, 8)
-    calls = capture_attention(mha, lambda: mha(query, memory, memory, padding_mask([5, 2])))
+    calls = capture_attention(
+        mha, lambda: mha(query, memory, memory, padding_mask([5, 2]))
+    )
     stages = attention_stages(calls[0])
     assert stages["masked"].shape == (2, 2, 3, 5)
     assert torch.isinf(stages["masked"][1, :, :, 2:]).all()
@@ -86,14 +104,18 @@ def test_explorer_html_holds_the_data_as_json_a_script_cannot_end_early():
     mha = MultiHeadAttention(8, 2).eval()
     x = torch.randn(1, 3, 8)
     explorer = AttentionExplorer("a </script> title")
-    explorer.add("tokens", mha, lambda: mha(x, x, x), queries=["<bos>", "</script>", "&"])
+    explorer.add(
+        "tokens", mha, lambda: mha(x, x, x), queries=["<bos>", "</script>", "&"]
+    )
     page = explorer._repr_html_()
     assert page.startswith('<div class="attention-explorer">')
     assert page.count("</script>") == 1  # only the tag's own end
     body = page.split('<script type="application/json">')[1].split("</script>")[0]
     data = json.loads(body)
     assert data["examples"][0]["queries"] == ["<bos>", "</script>", "&"]
-    assert "AttentionExplorer('a </script> title': 1 examples: tokens)" == repr(explorer)
+    assert "AttentionExplorer('a </script> title': 1 examples: tokens)" == repr(
+        explorer
+    )
 
 
 def test_explorer_restores_training_mode_and_leaves_no_hooks():
@@ -113,7 +135,9 @@ def test_explorer_rejects_names_that_do_not_fit_the_positions():
         AttentionExplorer("t").add("e", mha, lambda: mha(x, x, x), queries=["a", "b"],
                                    keys=["a", "b", "c"])  # fmt: skip
     with pytest.raises(ValueError, match=r"index must be in \[0, 1\)"):
-        AttentionExplorer("t").add("e", mha, lambda: mha(x, x, x), queries="abc", index=1)
+        AttentionExplorer("t").add(
+            "e", mha, lambda: mha(x, x, x), queries="abc", index=1
+        )
 
 
 def test_explorer_rejects_bad_arguments():

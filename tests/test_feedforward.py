@@ -1,11 +1,17 @@
 import pytest
 import torch
 import torch.nn.functional as F
-from _support import assert_dropout_only_in_training, assert_gradients_reach_every_parameter
+
+from _support import (
+    assert_dropout_only_in_training,
+    assert_gradients_reach_every_parameter,
+)
 from transformer import PositionwiseFeedForward
 
 
-@pytest.mark.parametrize(("activation", "function"), [("relu", F.relu), ("gelu", F.gelu)])
+@pytest.mark.parametrize(
+    ("activation", "function"), [("relu", F.relu), ("gelu", F.gelu)]
+)
 def test_positionwise_feed_forward_computes_two_linear_maps_around_the_activation(
     activation, function
 ):
@@ -25,7 +31,9 @@ def test_positionwise_feed_forward_treats_positions_independently():
 def test_positionwise_feed_forward_parameter_count_matches_formula():
     d_model, d_ff = 12, 40
     ffn = PositionwiseFeedForward(d_model, d_ff)
-    assert sum(p.numel() for p in ffn.parameters()) == 2 * d_model * d_ff + d_ff + d_model
+    assert (
+        sum(p.numel() for p in ffn.parameters()) == 2 * d_model * d_ff + d_ff + d_model
+    )
 
 
 def test_positionwise_feed_forward_gradients_reach_every_parameter():
@@ -44,12 +52,18 @@ def test_positionwise_feed_forward_dropout_acts_only_in_training():
     [
         ((8, 0), ValueError, "d_ff must be a positive int"),
         ((-8, 16), ValueError, "d_model must be a positive int"),
-        ((8, 16, 0.1, "tanh"), ValueError, r"activation must be 'relu' or 'gelu', got 'tanh'"),
+        (
+            (8, 16, 0.1, "tanh"),
+            ValueError,
+            r"activation must be 'relu' or 'gelu', got 'tanh'",
+        ),
         ((8, 16, 0.1, torch.relu), TypeError, r"activation must be 'relu' or 'gelu'"),
         ((8, 16, -0.1), ValueError, "dropout must be in"),
     ],
 )
-def test_positionwise_feed_forward_rejects_bad_constructor_arguments(args, error, match):
+def test_positionwise_feed_forward_rejects_bad_constructor_arguments(
+    args, error, match
+):
     with pytest.raises(error, match=match):
         PositionwiseFeedForward(*args)
 

@@ -1,5 +1,6 @@
 import pytest
 import torch
+
 from transformer import (
     DecoderOnlyConfig,
     DecoderOnlyTransformer,

@@ -1,6 +1,7 @@
 import pytest
 import torch
 import torch.nn.functional as F
+
 from _support import assert_close, assert_gradients_reach_every_parameter
 from transformer import (
     GroupedQueryAttention,
@@ -8,7 +9,7 @@ from transformer import (
     RotaryEmbedding,
     causal_mask,
 )
-from transformer.kv_cache import KVCache
+from transformer.parts.kv_cache import KVCache
 
 
 def split(x, heads):

@@ -35,14 +35,25 @@ def test_hosting_has_ci_and_pages_workflows():
 
 
 def test_hosting_yaml_passes_yamllint():
-    result = _run("yamllint", "--strict", "-d", YAMLLINT_CONFIG, *map(str, WORKFLOWS), str(READTHEDOCS))
+    result = _run(
+        "yamllint",
+        "--strict",
+        "-d",
+        YAMLLINT_CONFIG,
+        *map(str, WORKFLOWS),
+        str(READTHEDOCS),
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-@pytest.mark.parametrize("schema, paths", [
-    ("vendor.github-workflows", WORKFLOWS),
-    ("vendor.readthedocs", [READTHEDOCS]),
-], ids=["github-workflows", "readthedocs"])
+@pytest.mark.parametrize(
+    "schema, paths",
+    [
+        ("vendor.github-workflows", WORKFLOWS),
+        ("vendor.readthedocs", [READTHEDOCS]),
+    ],
+    ids=["github-workflows", "readthedocs"],
+)
 def test_hosting_yaml_matches_its_schema(schema, paths):
     # The schemas ship inside check-jsonschema: nothing is downloaded.
     result = _run("check_jsonschema", "--builtin-schema", schema, *map(str, paths))

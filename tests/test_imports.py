@@ -1,11 +1,11 @@
 """The package's import graph: acyclic, layered bottom-up, small modules.
 
-The layers are those of the house style (STYLE.md): concepts, then the model
-modules, then the tools around a model, then the top (interop, figures,
-inspection, teaching variants), which nothing in the package imports but
-``repro.setup`` (it applies the figures' style). A module that is not listed
-here is treated as top level, so a new module must either be imported by
-nothing or be added to ``LAYERS``.
+Each subpackage is a layer (CONTRIBUTING.md): the checks, then the parts, then
+the models, then data, training and inference, then the top (tools and plots),
+which nothing in the package imports but ``repro.setup`` (it applies the
+figures' style). A module's layer is its folder's; a module at the package's
+root that is not listed here is treated as top level, so a new folder must
+either be imported by nothing or be added to ``LAYERS``.
 """
 
 from __future__ import annotations
@@ -19,47 +19,18 @@ PACKAGE = Path(__file__).resolve().parent.parent / "code" / "transformer"
 MAX_LINES = 300
 
 LAYERS: dict[str, float] = {
-    # 0: the shared checks, imported by everything.
-    "_checks": 0,
-    "_contract": 0,
-    "_id_checks": 0,
-    # 1: concepts.
-    "attention": 1,
-    "masks": 1,
-    "norm": 1,
-    "feedforward": 1,
-    "positional": 1,
-    "embedding": 1,
-    "rmsnorm": 1,
-    "swiglu": 1,
-    "rotary": 1,
-    "kv_cache": 1,
-    "tiled_attention": 1,
-    # 2: multi-head, then layers, then stacks, then the models and their config.
-    "multihead": 2.1,
-    "gqa": 2.1,
-    "record": 2.1,
-    "layers": 2.2,
-    "stacks": 2.3,
-    "config": 2.4,
-    "model": 2.5,
-    "decoder_only": 2.5,
-    # 3: tools around a model.
-    "tokenizer": 3,
-    "tasks": 3,
-    "batches": 3,
-    "metrics": 3,
-    "train": 3,
-    "decode": 3,
-    "diagnostics": 3,
-    "cost": 3,
-    "generate": 3,
-    "charlm": 3,
+    # 0: the input checks, imported by everything.
+    "checks": 0,
+    # 1: the parts of a Transformer (the paper's, then Part II's).
+    "parts": 1,
+    # 2: layers, stacks, the models and their configs.
+    "models": 2,
+    # 3: the data, then training on it, then inference.
+    "data": 3,
+    "training": 3.1,
+    "inference": 3.2,
     # 4: the top: imports anything, imported by nothing but its own subpackage.
-    "interop": 4,
-    "inspection": 4,
-    "diagram": 4,
-    "teaching_multihead": 4,
+    "tools": 4,
     "plot": 4,
     # 5: a chapter's one-call set-up, which also applies the figures' style.
     "repro": 5,
@@ -121,8 +92,10 @@ def layer(name: str) -> float:
 
 def test_the_graph_sees_the_imports_it_should():
     g = graph()
-    assert "attention" in g["multihead"]
-    assert {"config", "stacks", "embedding"} <= g["model"]
+    assert "parts.attention" in g["parts.multihead"]
+    assert {"models.config", "models.stacks", "parts.embedding"} <= g[
+        "models.encoder_decoder"
+    ]
     assert "plot.style" in g["repro"]  # an import inside a function counts too
 
 
@@ -177,6 +150,45 @@ def test_no_module_is_longer_than_300_lines(name):
     assert lines <= MAX_LINES, f"{name}: {lines} lines"
 
 
+def test_the_package_is_folders_of_one_layer_each():
+    roots = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__"}
+    folders = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    assert roots <= {"repro", "notebook"}, roots
+    assert folders - {"__pycache__"} <= set(LAYERS), folders
+
+
+def private_imports(path: Path, name: str) -> list[str]:
+    """``from <another subpackage> import _x`` in ``path``, as readable strings."""
+    own = name.split(".")[0]
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            base = package[: len(package) - (node.level - 1)]
+            target = [*base, *(node.module.split(".") if node.module else [])]
+        elif node.module and node.module.startswith("transformer."):
+            target = node.module.split(".")[1:]
+        else:
+            continue
+        for alias in node.names:
+            if alias.name.startswith("_") and target and target[0] != own:
+                found.append(f"{'.'.join(target)}.{alias.name}")
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(modules()))
+def test_no_private_name_is_imported_from_another_subpackage(name):
+    assert not private_imports(modules()[name], name or "__init__")
+
+
+def test_the_private_import_finder_finds_one(tmp_path):
+    path = tmp_path / "layers.py"
+    path.write_text("from ..parts.attention import _attend, attend\n")
+    assert private_imports(path, "models.layers") == ["parts.attention._attend"]
+
+
 def test_the_mixin_and_the_grab_bag_are_gone():
     assert not (PACKAGE / "_convertible.py").exists()
     assert not (PACKAGE / "_parts.py").exists()
@@ -200,3 +212,62 @@ def test_only_init_modules_re_export_names(name):
                 exported = [ast.literal_eval(e) for e in node.value.elts]
     imported_elsewhere = [n for n in exported if n not in defined]
     assert not imported_elsewhere, f"{name} re-exports {imported_elsewhere}"
+
+
+# Every name that ``from transformer import ...`` gave before the package was
+# split into folders (12bc19d): readers' notebooks import these.
+NAMES_BEFORE_THE_FOLDERS = [
+    "AddNorm",
+    "CharCorpus",
+    "Decoder",
+    "DecoderLayer",
+    "DecoderOnlyConfig",
+    "DecoderOnlyTransformer",
+    "Encoder",
+    "EncoderLayer",
+    "GroupedQueryAttention",
+    "KVCache",
+    "LayerNorm",
+    "LearnedPositionalEmbedding",
+    "MultiHeadAttention",
+    "PositionwiseFeedForward",
+    "RMSNorm",
+    "RotaryEmbedding",
+    "SinusoidalPositionalEncoding",
+    "StackConfig",
+    "SwiGLU",
+    "TokenEmbedding",
+    "Transformer",
+    "TransformerConfig",
+    "__version__",
+    "bits_per_char",
+    "book_chapters",
+    "causal_mask",
+    "count_flops",
+    "count_parameters",
+    "from_torch",
+    "generate",
+    "largest_tensor",
+    "next_token",
+    "no_checks",
+    "padding_mask",
+    "prefix_lm_mask",
+    "provenance",
+    "record_attention",
+    "scaled_dot_product_attention",
+    "seed_everything",
+    "set_checks",
+    "setup",
+    "tiled_attention",
+    "to_torch",
+    "to_torch_mask",
+    "train_lm",
+]
+
+
+@pytest.mark.parametrize("name", NAMES_BEFORE_THE_FOLDERS)
+def test_every_name_of_the_flat_package_still_imports(name):
+    import transformer
+
+    assert name in transformer.__all__
+    assert getattr(transformer, name) is not None

@@ -1,11 +1,22 @@
-"""Tests of transformer.inspection: the shape trace of a model."""
+"""Tests of transformer.tools.inspection: the shape trace of a model."""
 
 import pytest
 import torch
 import torch.nn as nn
 
-from transformer import AddNorm, EncoderLayer, Transformer, TransformerConfig, padding_mask
-from transformer.inspection import ShapeRecord, ShapeTrace, format_shape_trace, shape_trace
+from transformer import (
+    AddNorm,
+    EncoderLayer,
+    Transformer,
+    TransformerConfig,
+    padding_mask,
+)
+from transformer.tools.inspection import (
+    ShapeRecord,
+    ShapeTrace,
+    format_shape_trace,
+    shape_trace,
+)
 
 
 def _tiny_transformer():
@@ -71,7 +82,10 @@ def test_shape_trace_records_keyword_arguments_and_tuple_outputs():
             return x * scale, x.sum(dim=-1)
 
     records = shape_trace(Pair(), torch.ones(2, 3), scale=torch.tensor(2.0))
-    assert records[0].inputs == (("0", (2, 3), torch.float32), ("scale", (), torch.float32))
+    assert records[0].inputs == (
+        ("0", (2, 3), torch.float32),
+        ("scale", (), torch.float32),
+    )
     assert records[0].outputs == (((2, 3), torch.float32), ((2,), torch.float32))
 
 
@@ -79,7 +93,9 @@ def test_shape_trace_removes_its_hooks_even_when_the_model_fails():
     layer = EncoderLayer(8, 2, 16)
     with pytest.raises(ValueError, match="x must have shape"):
         shape_trace(layer, torch.randn(2, 3, 5))
-    assert all(not m._forward_hooks and not m._forward_pre_hooks for m in layer.modules())
+    assert all(
+        not m._forward_hooks and not m._forward_pre_hooks for m in layer.modules()
+    )
 
 
 def test_shape_trace_leaves_the_model_and_its_gradients_alone():

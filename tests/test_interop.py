@@ -8,6 +8,7 @@ inference, not only its reference path.
 import pytest
 import torch
 import torch.nn as nn
+
 from _support import assert_close
 from transformer import (
     Decoder,

@@ -1,5 +1,6 @@
 import pytest
 import torch
+
 from _support import (
     assert_dropout_only_in_training,
     assert_gradients_reach_every_parameter,

@@ -1,10 +1,10 @@
-"""Tests of transformer.masks."""
+"""Tests of transformer.parts.masks."""
 
 import pytest
 import torch
 
 from transformer import causal_mask, padding_mask
-from transformer.masks import prefix_lm_mask
+from transformer.parts.masks import prefix_lm_mask
 
 
 def test_causal_mask_blocks_future_positions():

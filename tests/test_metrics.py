@@ -1,14 +1,19 @@
-"""Tests of transformer.metrics."""
+"""Tests of transformer.training.metrics."""
 
 import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from transformer.batches import lm_batch, seq2seq_batch
-from transformer.metrics import evaluate, position_accuracy, sequence_loss, token_accuracy
 from transformer import Transformer, TransformerConfig
-from transformer.tasks import Example
+from transformer.data.batches import lm_batch, seq2seq_batch
+from transformer.data.tasks import Example
+from transformer.training.metrics import (
+    evaluate,
+    position_accuracy,
+    sequence_loss,
+    token_accuracy,
+)
 
 
 class Echo(nn.Module):
@@ -53,7 +58,9 @@ def test_position_accuracy_shows_where_a_model_is_right():
 
 def test_evaluate_measures_in_eval_mode_and_restores_the_mode():
     torch.manual_seed(0)
-    model = Transformer(TransformerConfig(9, 9, d_model=16, h=2, N=1, d_ff=32, dropout=0.5))
+    model = Transformer(
+        TransformerConfig(9, 9, d_model=16, h=2, N=1, d_ff=32, dropout=0.5)
+    )
     batch = seq2seq_batch([Example((4, 5, 6), (6, 5, 4))])
     model.train()
     first, second = evaluate(model, batch), evaluate(model, batch)
@@ -62,7 +69,9 @@ def test_evaluate_measures_in_eval_mode_and_restores_the_mode():
 
 
 def test_measures_reject_mismatched_shapes():
-    with pytest.raises(ValueError, match=r"targets must have shape \(B, L\) = \(2, 3\)"):
+    with pytest.raises(
+        ValueError, match=r"targets must have shape \(B, L\) = \(2, 3\)"
+    ):
         sequence_loss(torch.randn(2, 3, 5), torch.zeros(2, 4, dtype=torch.long))
     with pytest.raises(ValueError, match=r"logits must have 3 dimensions \(B, L, V\)"):
         token_accuracy(torch.randn(3, 5), torch.zeros(3, dtype=torch.long))

@@ -1,6 +1,10 @@
 import pytest
 import torch
-from _support import assert_dropout_only_in_training, assert_gradients_reach_every_parameter
+
+from _support import (
+    assert_dropout_only_in_training,
+    assert_gradients_reach_every_parameter,
+)
 from transformer import Transformer, TransformerConfig, causal_mask, padding_mask
 
 V_SRC, V_TGT = 11, 13
@@ -8,7 +12,15 @@ V_SRC, V_TGT = 11, 13
 
 def model(**kwargs):
     torch.manual_seed(0)
-    sizes = {"d_model": 16, "h": 4, "N": 2, "d_ff": 32, "max_len": 12, "dropout": 0.0, **kwargs}
+    sizes = {
+        "d_model": 16,
+        "h": 4,
+        "N": 2,
+        "d_ff": 32,
+        "max_len": 12,
+        "dropout": 0.0,
+        **kwargs,
+    }
     return Transformer(TransformerConfig(V_SRC, V_TGT, **sizes)).eval()
 
 
@@ -26,7 +38,9 @@ def test_transformer_forward_equals_encode_then_decode():
     src, tgt, src_mask = ids(V_SRC, 2, 7), ids(V_TGT, 2, 5), padding_mask([7, 4])
     memory = net.encode(src, src_mask)
     assert memory.shape == (2, 7, 16)
-    torch.testing.assert_close(net(src, tgt, src_mask), net.decode(tgt, memory, src_mask))
+    torch.testing.assert_close(
+        net(src, tgt, src_mask), net.decode(tgt, memory, src_mask)
+    )
 
 
 def test_transformer_applies_a_causal_mask_when_tgt_mask_is_none():
@@ -58,7 +72,9 @@ def test_transformer_padded_source_tokens_do_not_change_logits():
 
 
 def test_transformer_share_embeddings_ties_three_matrices():
-    net = Transformer(TransformerConfig(9, 9, d_model=8, h=2, N=1, d_ff=8, share_embeddings=True))
+    net = Transformer(
+        TransformerConfig(9, 9, d_model=8, h=2, N=1, d_ff=8, share_embeddings=True)
+    )
     assert net.src_embed.weight is net.tgt_embed.weight is net.out_proj.weight
 
 
@@ -101,10 +117,26 @@ SRC, TGT = ids(V_SRC, 2, 7), ids(V_TGT, 2, 5)
             TypeError,
             r"src must hold integer token ids \(torch.long\), got dtype torch.float32",
         ),
-        ((SRC, TGT + V_TGT), ValueError, r"tgt must hold token ids in \[0, V\) = \[0, 13\)"),
-        ((SRC - 20, TGT), ValueError, r"src must hold token ids in \[0, V\) = \[0, 11\), got -"),
-        ((SRC[0], TGT), ValueError, r"src must have 2 dimensions \(B, L\), got shape \(7,\)"),
-        ((SRC[:, :0], TGT), ValueError, r"src must not be empty \(B, L\), got shape \(2, 0\)"),
+        (
+            (SRC, TGT + V_TGT),
+            ValueError,
+            r"tgt must hold token ids in \[0, V\) = \[0, 13\)",
+        ),
+        (
+            (SRC - 20, TGT),
+            ValueError,
+            r"src must hold token ids in \[0, V\) = \[0, 11\), got -",
+        ),
+        (
+            (SRC[0], TGT),
+            ValueError,
+            r"src must have 2 dimensions \(B, L\), got shape \(7,\)",
+        ),
+        (
+            (SRC[:, :0], TGT),
+            ValueError,
+            r"src must not be empty \(B, L\), got shape \(2, 0\)",
+        ),
         (
             (ids(V_SRC, 2, 13), TGT),
             ValueError,
@@ -130,7 +162,11 @@ SRC, TGT = ids(V_SRC, 2, 7), ids(V_TGT, 2, 5)
             ValueError,
             r"src_mask must broadcast to \(B, h, S, S\) = \(2, 4, 7, 7\), got shape \(2, 1, 1, 5\)",
         ),
-        ((SRC, TGT, padding_mask([7, 3]).long()), TypeError, "src_mask must be a boolean tensor"),
+        (
+            (SRC, TGT, padding_mask([7, 3]).long()),
+            TypeError,
+            "src_mask must be a boolean tensor",
+        ),
         (
             (SRC, TGT, None, causal_mask(7)),
             ValueError,
@@ -146,6 +182,7 @@ def test_transformer_rejects_bad_inputs(args, error, match):
 def test_transformer_decode_rejects_bad_memory():
     net = model()
     with pytest.raises(
-        ValueError, match=r"memory must have shape \(B, S, d_model\) with last dimension 16"
+        ValueError,
+        match=r"memory must have shape \(B, S, d_model\) with last dimension 16",
     ):
         net.decode(TGT, torch.randn(2, 7, 8))

@@ -3,6 +3,7 @@ import itertools
 import pytest
 import torch
 import torch.nn as nn
+
 from transformer import (
     DecoderOnlyConfig,
     DecoderOnlyTransformer,

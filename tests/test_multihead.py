@@ -1,11 +1,12 @@
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from _support import (
     assert_dropout_only_in_training,
     assert_gradients_reach_every_parameter,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from transformer import MultiHeadAttention, causal_mask, padding_mask
 
 

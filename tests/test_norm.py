@@ -1,13 +1,14 @@
 import pytest
 import torch
 import torch.nn as nn
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from _support import (
     assert_close,
     assert_dropout_only_in_training,
     assert_gradients_reach_every_parameter,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from transformer import AddNorm, LayerNorm
 
 
@@ -19,7 +20,10 @@ from transformer import AddNorm, LayerNorm
     dtype=st.sampled_from([torch.float32, torch.float64]),
 )
 def test_layer_norm_equals_torch_layer_norm(shape, d_model, eps, dtype):
-    ours, theirs = LayerNorm(d_model, eps).to(dtype), nn.LayerNorm(d_model, eps, dtype=dtype)
+    ours, theirs = (
+        LayerNorm(d_model, eps).to(dtype),
+        nn.LayerNorm(d_model, eps, dtype=dtype),
+    )
     with torch.no_grad():
         theirs.weight.normal_()
         theirs.bias.normal_()
@@ -39,7 +43,9 @@ def test_layer_norm_uses_the_biased_variance_per_position():
 def test_layer_norm_gain_and_bias_are_vectors_and_get_gradients():
     norm = LayerNorm(6)
     assert norm.weight.shape == norm.bias.shape == (6,)
-    assert torch.equal(norm.weight, torch.ones(6)) and torch.equal(norm.bias, torch.zeros(6))
+    assert torch.equal(norm.weight, torch.ones(6)) and torch.equal(
+        norm.bias, torch.zeros(6)
+    )
     assert_gradients_reach_every_parameter(norm, norm(torch.randn(3, 6)))
 
 

@@ -1,6 +1,5 @@
 """The package's ``glue`` writes what myst-nb's glue roles read, and only in a kernel."""
 
-
 import nbformat
 import pytest
 from nbclient import NotebookClient
@@ -21,8 +20,12 @@ def test_glue_rejects_a_name_that_is_not_a_string():
 @pytest.mark.slow
 def test_glue_in_a_kernel_records_the_value_under_its_name():
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("from transformer.notebook import glue\n"
-                                          "glue('share', 0.25)\nglue('n', 1234)")]
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "from transformer.notebook import glue\n"
+            "glue('share', 0.25)\nglue('n', 1234)"
+        )
+    ]
     NotebookClient(nb, kernel_name="python3", timeout=60).execute()
     outputs = nb.cells[0].outputs
     records = {o.metadata["scrapbook"]["name"]: o for o in outputs}

@@ -65,12 +65,17 @@ from sphinx_exercise.nodes import exercise_enumerable_node, solution_node
 from conftest import ROOT, chapters
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
+from cell_outputs import merge_streams  # noqa: E402
 from doctree_notebook import doctree_cells  # noqa: E402
 from notebook_download import (  # noqa: E402
-    ARCHIVE, NOTEBOOK_BRANCH, RECIPE, cached_wheel, colab_url, recipe
+    ARCHIVE,
+    NOTEBOOK_BRANCH,
+    RECIPE,
+    cached_wheel,
+    colab_url,
+    recipe,
 )
 from standalone_notebook import CPU_INDEX, setup_cell_source  # noqa: E402
-from cell_outputs import merge_streams  # noqa: E402
 
 CONF = runpy.run_path(str(ROOT / "conf.py"))
 NOTEBOOKS = ROOT / "_build" / "notebooks"
@@ -100,26 +105,37 @@ def code_cell(index: int) -> nodes.container:
 
 def executed(*sources: str | None) -> nbformat.NotebookNode:
     """A notebook of code cells (None: a Markdown cell) with one output each."""
-    return nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_markdown_cell("x") if source is None else nbformat.v4.new_code_cell(
-            source, outputs=[nbformat.v4.new_output("stream", text=source)]
-        )
-        for source in sources
-    ])
+    return nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("x")
+            if source is None
+            else nbformat.v4.new_code_cell(
+                source, outputs=[nbformat.v4.new_output("stream", text=source)]
+            )
+            for source in sources
+        ]
+    )
 
 
-def write(doctree: nodes.Node, notebook=None, fignumbers=None) -> tuple[list, list[str]]:
+def write(
+    doctree: nodes.Node, notebook=None, fignumbers=None
+) -> tuple[list, list[str]]:
     warnings: list[str] = []
     cells = doctree_cells(
-        doctree, notebook or executed(), page_url=URL + "attention.html",
-        fignumbers=fignumbers or {}, warn=warnings.append,
+        doctree,
+        notebook or executed(),
+        page_url=URL + "attention.html",
+        fignumbers=fignumbers or {},
+        warn=warnings.append,
     )
     return cells, warnings
 
 
 def parse(rst: str) -> nodes.document:
     """A doctree as Sphinx makes them: a page's first title stays a section title."""
-    return publish_doctree(rst, settings_overrides={"report_level": 5, "doctitle_xform": False})
+    return publish_doctree(
+        rst, settings_overrides={"report_level": 5, "doctitle_xform": False}
+    )
 
 
 def markdown(rst: str) -> str:
@@ -143,7 +159,9 @@ def test_doctree_cells_keep_text_math_and_code_for_jupyter():
 
 
 def test_doctree_cells_number_equations_as_the_page_does():
-    (cell,), _ = write(nodes.section("", nodes.math_block("", "x = 1", label="eq-x", number=2)))
+    (cell,), _ = write(
+        nodes.section("", nodes.math_block("", "x = 1", label="eq-x", number=2))
+    )
     assert cell.source == "$$\nx = 1\n\\tag{2}\n$$"
 
 
@@ -188,10 +206,14 @@ def test_doctree_cells_take_code_cells_from_the_executed_notebook():
 
 def test_doctree_cells_number_exercises_and_mark_solutions():
     exercise = exercise_enumerable_node("", nodes.title(), ids=["ex-one"])
-    exercise += nodes.section("", nodes.paragraph(text="Halve it."), ids=["exercise-content"])
+    exercise += nodes.section(
+        "", nodes.paragraph(text="Halve it."), ids=["exercise-content"]
+    )
     solution = solution_node(
         "",
-        nodes.title("", "Solution to", nodes.reference("", " Exercise 7", refuri="#ex-one")),
+        nodes.title(
+            "", "Solution to", nodes.reference("", " Exercise 7", refuri="#ex-one")
+        ),
         nodes.section("", nodes.paragraph(text="It halves."), code_cell(0)),
     )
     doctree = nodes.section("", nodes.title(text="Exercises"), exercise, solution)
@@ -215,7 +237,9 @@ def test_doctree_cells_report_nodes_they_cannot_render():
 # -- The set-up cell -------------------------------------------------------------
 WHEEL = "executable_transformer-1.0-py3-none-any.whl"
 GIT = "git+https://example.org/repo@0123abc"
-SETUP = setup_cell_source(wheel=WHEEL, python=(3, 11), fallback=GIT, zip_url=URL + "all.zip")
+SETUP = setup_cell_source(
+    wheel=WHEEL, python=(3, 11), fallback=GIT, zip_url=URL + "all.zip"
+)
 
 
 def run_setup_cell(
@@ -252,9 +276,13 @@ def test_setup_cell_takes_the_wheel_beside_the_notebook_first(monkeypatch, tmp_p
     beside, cwd = tmp_path / "notebooks", tmp_path / "elsewhere"
     beside.mkdir(), cwd.mkdir()
     (beside / WHEEL).touch(), (cwd / WHEEL).touch()
-    for how in [{"env": {"JPY_SESSION_NAME": str(beside / "a.ipynb")}},
-                {"ns": {"__vsc_ipynb_file__": str(beside / "a.ipynb")}}]:
-        calls = run_setup_cell(monkeypatch, cwd, installed="0.9", works={str(beside / WHEEL)}, **how)
+    for how in [
+        {"env": {"JPY_SESSION_NAME": str(beside / "a.ipynb")}},
+        {"ns": {"__vsc_ipynb_file__": str(beside / "a.ipynb")}},
+    ]:
+        calls = run_setup_cell(
+            monkeypatch, cwd, installed="0.9", works={str(beside / WHEEL)}, **how
+        )
         assert [c[-1] for c in calls] == [str(beside / WHEEL)]
     # Without a notebook path: the wheel in the working folder.
     calls = run_setup_cell(monkeypatch, cwd, works={str(cwd / WHEEL)})
@@ -263,12 +291,20 @@ def test_setup_cell_takes_the_wheel_beside_the_notebook_first(monkeypatch, tmp_p
 
 def test_setup_cell_installs_cpu_torch_unless_told_otherwise(monkeypatch, tmp_path):
     (call,) = run_setup_cell(monkeypatch, tmp_path, works={GIT})
-    assert call[call.index("--extra-index-url") + 1] == CPU_INDEX == "https://download.pytorch.org/whl/cpu"
-    (call,) = run_setup_cell(monkeypatch, tmp_path, works={GIT}, env={"TORCH_INDEX_URL": ""})
+    assert (
+        call[call.index("--extra-index-url") + 1]
+        == CPU_INDEX
+        == "https://download.pytorch.org/whl/cpu"
+    )
+    (call,) = run_setup_cell(
+        monkeypatch, tmp_path, works={GIT}, env={"TORCH_INDEX_URL": ""}
+    )
     assert "--extra-index-url" not in call
 
 
-def test_setup_cell_falls_back_to_the_commit_then_says_what_to_do(monkeypatch, tmp_path):
+def test_setup_cell_falls_back_to_the_commit_then_says_what_to_do(
+    monkeypatch, tmp_path
+):
     (tmp_path / WHEEL).touch()
     calls = []
     with pytest.raises(RuntimeError) as error:  # e.g. offline, and torch is missing
@@ -276,7 +312,10 @@ def test_setup_cell_falls_back_to_the_commit_then_says_what_to_do(monkeypatch, t
     assert [c[-1] for c in calls] == [str(tmp_path / WHEEL), GIT]
     first, second = str(error.value).split("\n")
     assert first.startswith("This notebook needs Python >= 3.11 (this is ")
-    assert second == f"Put {WHEEL} beside this notebook, or use the zip of all notebooks: {URL}all.zip"
+    assert (
+        second
+        == f"Put {WHEEL} beside this notebook, or use the zip of all notebooks: {URL}all.zip"
+    )
 
 
 def test_setup_cell_on_an_old_python_says_so_without_pip(monkeypatch, tmp_path):
@@ -289,8 +328,12 @@ def test_setup_cell_on_an_old_python_says_so_without_pip(monkeypatch, tmp_path):
 
 def test_setup_cell_is_short_and_says_what_it_does():
     lines = SETUP.splitlines()
-    assert len(lines) <= 32 and all(len(line) <= 100 for line in lines if URL not in line)
-    assert lines[0].startswith("# Set-up: install this book's package, executable-transformer 1.0,")
+    assert len(lines) <= 32 and all(
+        len(line) <= 100 for line in lines if URL not in line
+    )
+    assert lines[0].startswith(
+        "# Set-up: install this book's package, executable-transformer 1.0,"
+    )
 
 
 # -- The wheel, once per package state -----------------------------------------------
@@ -309,9 +352,14 @@ def test_wheel_is_built_once_per_package_state(tmp_path, monkeypatch):
     assert first.name == "demo-1.0-py3-none-any.whl"
     module.write_text("A = 2\n")
     second = cached_wheel(project, package, cache)
-    assert second != first and zipfile.ZipFile(second).read("demo/__init__.py") == b"A = 2\n"
+    assert (
+        second != first
+        and zipfile.ZipFile(second).read("demo/__init__.py") == b"A = 2\n"
+    )
     module.write_text("A = 1\n")  # the revert: from the cache, pip never runs
-    monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("rebuilt a cached wheel"))
+    monkeypatch.setattr(
+        subprocess, "run", lambda *a, **k: pytest.fail("rebuilt a cached wheel")
+    )
     assert cached_wheel(project, package, cache) == first
     assert not list(project.rglob("*.egg-info")) and not (project / "build").exists()
 
@@ -322,7 +370,9 @@ def test_recipe_installs_jupyter_with_cpu_torch():
     assert "jupyterlab" in text and f"--extra-index-url {CPU_INDEX}" in text
     assert "pip install -r requirements.txt" in text
     index = (ROOT / "book" / "index.md").read_text()
-    assert f":start-after: {RECIPE[0]}" in index and f":end-before: {RECIPE[1]}" in index
+    assert (
+        f":start-after: {RECIPE[0]}" in index and f":end-before: {RECIPE[1]}" in index
+    )
 
 
 def test_pages_workflow_publishes_the_notebooks_where_colab_links_point():
@@ -338,7 +388,10 @@ def test_pages_workflow_publishes_the_notebooks_where_colab_links_point():
 
 # -- The built notebooks and the archive ------------------------------------------
 def cells(notebook) -> list[tuple]:
-    return [(c.cell_type, c.source, json.dumps(c.metadata, sort_keys=True)) for c in notebook.cells]
+    return [
+        (c.cell_type, c.source, json.dumps(c.metadata, sort_keys=True))
+        for c in notebook.cells
+    ]
 
 
 def markdown_without_code(notebook) -> str:
@@ -373,7 +426,9 @@ def test_notebook_download_is_the_standalone_notebook(site, notebooks, name):
     ).stdout.strip()
     repository = re.search(r'^repository = "(.*)"$', setup.source, re.M)[1]
     assert repository.startswith(f"git+{CONF['REPOSITORY_URL']}@")
-    assert repository.endswith("@" + commit) or "@v" in repository  # the commit or its tag
+    assert (
+        repository.endswith("@" + commit) or "@v" in repository
+    )  # the commit or its tag
     assert f'archive = "{CONF["BOOK_URL"]}_downloads/{ARCHIVE}"' in setup.source
     assert set(notebook.metadata) <= {"kernelspec", "language_info"}
     code = [c for c in notebook.cells[1:] if c.cell_type == "code"]
@@ -384,11 +439,15 @@ def test_notebook_download_is_the_standalone_notebook(site, notebooks, name):
 @pytest.mark.parametrize("name", chapters())
 def test_notebook_has_no_myst_syntax_left(notebooks, name):
     notebook = notebooks[name]
-    markdown = "\n\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+    markdown = "\n\n".join(
+        c.source for c in notebook.cells if c.cell_type == "markdown"
+    )
     leftovers = [
         kind
         for kind, pattern in LEFTOVER_MYST.items()
-        if pattern.search(markdown if kind == "directive" else markdown_without_code(notebook))
+        if pattern.search(
+            markdown if kind == "directive" else markdown_without_code(notebook)
+        )
     ]
     assert not leftovers, leftovers
     for cell in notebook.cells:
@@ -399,12 +458,20 @@ def test_notebook_has_no_myst_syntax_left(notebooks, name):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", chapters())
 def test_notebook_links_point_at_the_hosted_book(notebooks, name):
-    markdown = "\n".join(c.source for c in notebooks[name].cells if c.cell_type == "markdown")
+    markdown = "\n".join(
+        c.source for c in notebooks[name].cells if c.cell_type == "markdown"
+    )
     for target in re.findall(r"\]\(([^)\s]+)\)", markdown):
-        assert target.startswith(("https://", "http://", "attachment:", "mailto:")), target
+        assert target.startswith(("https://", "http://", "attachment:", "mailto:")), (
+            target
+        )
     book = re.escape(CONF["BOOK_URL"].rstrip("/"))
-    if re.search(r"\{(ref|doc|numref|eq)\}`", (ROOT / "book" / f"{name}.md").read_text()):
-        assert re.search(rf"\]\({book}/[\w/-]+\.html", markdown), "no link to the hosted book"
+    if re.search(
+        r"\{(ref|doc|numref|eq)\}`", (ROOT / "book" / f"{name}.md").read_text()
+    ):
+        assert re.search(rf"\]\({book}/[\w/-]+\.html", markdown), (
+            "no link to the hosted book"
+        )
 
 
 @pytest.mark.slow
@@ -413,9 +480,13 @@ def test_notebook_shows_the_code_the_page_shows(site, notebooks, name):
     """A literalinclude's code in the notebook is byte for byte a code block of the page."""
     page_blocks = {
         html.unescape(re.sub(r"<[^>]+>", "", block)).rstrip()
-        for block in re.findall(r"<pre>(.*?)</pre>", (site / f"{name}.html").read_text(), re.S)
+        for block in re.findall(
+            r"<pre>(.*?)</pre>", (site / f"{name}.html").read_text(), re.S
+        )
     }
-    markdown = "\n\n".join(c.source for c in notebooks[name].cells if c.cell_type == "markdown")
+    markdown = "\n\n".join(
+        c.source for c in notebooks[name].cells if c.cell_type == "markdown"
+    )
     blocks = [m["code"].rstrip() for m in FENCED_CODE.finditer(markdown)]
     assert blocks or "literalinclude" not in (ROOT / "book" / f"{name}.md").read_text()
     for block in blocks:
@@ -434,14 +505,21 @@ def test_notebook_round_trips_through_jupytext(notebooks, name):
 def test_archive_holds_notebooks_wheel_requirements_and_readme(site):
     with zipfile.ZipFile(site / "_downloads" / ARCHIVE) as archive:
         names = {
-            Path(name).relative_to(Path(ARCHIVE).stem).as_posix() for name in archive.namelist()
+            Path(name).relative_to(Path(ARCHIVE).stem).as_posix()
+            for name in archive.namelist()
         }
         wheel = next(n for n in names if n.endswith(".whl"))
         requirements = archive.read(f"{Path(ARCHIVE).stem}/requirements.txt").decode()
         readme = archive.read(f"{Path(ARCHIVE).stem}/README.md").decode()
-    expected = {f"{name}.ipynb" for name in chapters()} | {wheel, "requirements.txt", "README.md"}
+    expected = {f"{name}.ipynb" for name in chapters()} | {
+        wheel,
+        "requirements.txt",
+        "README.md",
+    }
     assert names == expected
-    assert names == {p.name for p in NOTEBOOKS.iterdir()}  # what `make notebooks` writes
+    assert names == {
+        p.name for p in NOTEBOOKS.iterdir()
+    }  # what `make notebooks` writes
     assert (site / "_downloads" / wheel).is_file()
     assert f"./{wheel}" in requirements.splitlines()
     assert re.search(r"^torch\b", requirements, re.M) and "ipykernel" in requirements
@@ -464,10 +542,15 @@ def test_notebooks_and_archive_contain_no_machine_paths(site):
         tempfile.gettempdir() + "/",
     }
     texts = {
-        p.name: p.read_text() for p in NOTEBOOKS.iterdir() if p.suffix in {".ipynb", ".md", ".txt"}
+        p.name: p.read_text()
+        for p in NOTEBOOKS.iterdir()
+        if p.suffix in {".ipynb", ".md", ".txt"}
     }
     offenders = [
-        f"{name}: {needle}" for name, text in texts.items() for needle in needles if needle in text
+        f"{name}: {needle}"
+        for name, text in texts.items()
+        for needle in needles
+        if needle in text
     ]
     assert texts and not offenders, offenders
 
@@ -524,7 +607,11 @@ def installs_of_the_package(site_packages: Path) -> set[str]:
         direct_url = dist / "direct_url.json"
         url = json.loads(direct_url.read_text()) if direct_url.is_file() else {}
         editable = url.get("dir_info", {}).get("editable", False)
-        record = (dist / "RECORD").read_text().splitlines() if (dist / "RECORD").is_file() else []
+        record = (
+            (dist / "RECORD").read_text().splitlines()
+            if (dist / "RECORD").is_file()
+            else []
+        )
         tops = {line.split(",")[0].split("/")[0] for line in record}
         if editable or "transformer" in tops:
             names |= {dist.name} | tops
@@ -537,11 +624,17 @@ class OfflineKernel:
     def __init__(self, root: Path) -> None:
         self.root = root
         venv = root / "venv"
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+        subprocess.run(
+            [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True
+        )
         self.python = venv / "bin" / "python"
         self.site_packages = Path(
             subprocess.check_output(
-                [self.python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                [
+                    self.python,
+                    "-c",
+                    "import sysconfig; print(sysconfig.get_path('purelib'))",
+                ],
                 text=True,
             ).strip()
         )
@@ -559,14 +652,26 @@ class OfflineKernel:
         namespace = ["unshare", "--net", "--map-root-user"]
         if (
             shutil.which("unshare")
-            and subprocess.run([*namespace, "true"], capture_output=True).returncode == 0
+            and subprocess.run([*namespace, "true"], capture_output=True).returncode
+            == 0
         ):
             self.isolation, prefix = "network namespace", namespace
         else:
             self.isolation, prefix = "socket guard", []
             (self.site_packages / "sitecustomize.py").write_text(SOCKET_GUARD)
-        argv = [*prefix, str(self.python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-        spec = {"argv": argv, "display_name": "Python 3 (offline)", "language": "python"}
+        argv = [
+            *prefix,
+            str(self.python),
+            "-m",
+            "ipykernel_launcher",
+            "-f",
+            "{connection_file}",
+        ]
+        spec = {
+            "argv": argv,
+            "display_name": "Python 3 (offline)",
+            "language": "python",
+        }
         (root / "kernels" / "python3").mkdir(parents=True)
         (root / "kernels" / "python3" / "kernel.json").write_text(json.dumps(spec))
         (root / "ipc").mkdir()
@@ -577,7 +682,12 @@ class OfflineKernel:
         }
 
     async def run(
-        self, notebook: nbformat.NotebookNode, folder: Path, name: str, path=None, **options
+        self,
+        notebook: nbformat.NotebookNode,
+        folder: Path,
+        name: str,
+        path=None,
+        **options,
     ) -> nbformat.NotebookNode:
         """Run ``notebook``, saved at ``path``, in a kernel started in ``folder``.
 
@@ -643,13 +753,20 @@ def offline(site, tmp_path_factory) -> dict:
     failing = nbformat.v4.new_notebook(metadata=first.metadata, cells=[first.cells[0]])
 
     def empty(prefix: str) -> Path:
-        return Path(tempfile.mkdtemp(prefix=f"{prefix}-", dir=tmp_path_factory.getbasetemp()))
+        return Path(
+            tempfile.mkdtemp(prefix=f"{prefix}-", dir=tmp_path_factory.getbasetemp())
+        )
 
     async def run_all() -> dict:
         results = {
-            "failing": await kernel.run(failing, empty("no-wheel"), "failing", allow_errors=True),
+            "failing": await kernel.run(
+                failing, empty("no-wheel"), "failing", allow_errors=True
+            ),
             "install": await kernel.run(
-                with_probe(install), empty("elsewhere"), "install", path=folder / "first.ipynb"
+                with_probe(install),
+                empty("elsewhere"),
+                "install",
+                path=folder / "first.ipynb",
             ),
         }
         slots = asyncio.Semaphore(os.cpu_count() or 1)
@@ -677,10 +794,14 @@ def offline(site, tmp_path_factory) -> dict:
 
 @pytest.mark.slow
 def test_setup_cell_offline_without_the_wheel_says_what_to_do(offline):
-    (error,) = [o for o in offline["failing"].cells[0].outputs if o.output_type == "error"]
+    (error,) = [
+        o for o in offline["failing"].cells[0].outputs if o.output_type == "error"
+    ]
     assert error.ename == "RuntimeError"
     first, second = error.evalue.split("\n")
-    assert re.match(r"This notebook needs Python >= 3\.\d+ \(this is 3\.\d+\.\d+\) and ", first)
+    assert re.match(
+        r"This notebook needs Python >= 3\.\d+ \(this is 3\.\d+\.\d+\) and ", first
+    )
     assert re.fullmatch(
         rf"Put executable_transformer-\S+\.whl beside this notebook, or use the zip of all "
         rf"notebooks: {re.escape(CONF['BOOK_URL'])}_downloads/{ARCHIVE}",
@@ -692,10 +813,14 @@ def test_setup_cell_offline_without_the_wheel_says_what_to_do(offline):
 def test_setup_cell_installs_the_wheel_beside_the_notebook_from_another_folder(offline):
     kernel, install = offline["kernel"], offline["install"]
     before = install.cells[0].outputs[0].text.strip()
-    assert before == "None", f"transformer was importable before the set-up cell: {before}"
+    assert before == "None", (
+        f"transformer was importable before the set-up cell: {before}"
+    )
     printed = "".join(o.get("text", "") for o in install.cells[1].outputs).strip()
     wheel = Path(printed.removeprefix("pip install "))
-    assert wheel.parent == offline["folder"], printed  # the notebook's folder, not the kernel's
+    assert wheel.parent == offline["folder"], (
+        printed
+    )  # the notebook's folder, not the kernel's
     path, network = probe_result(install)
     assert network == "none", f"the kernel reached the network ({kernel.isolation})"
     assert path.resolve().is_relative_to(kernel.site_packages.resolve()), path
@@ -762,35 +887,44 @@ def normalise(text: str) -> str:
     """Drop what may differ between two runs of the same code: the date, the git commit."""
     text = ANSI.sub("", text).strip("\n")
     text = re.sub(r"Outputs computed on .*? UTC", "Outputs computed on <date>", text)
-    text = re.sub(r", commit [0-9a-f]+(\+dirty)?", "", text)  # a wheel is no git checkout
+    text = re.sub(
+        r", commit [0-9a-f]+(\+dirty)?", "", text
+    )  # a wheel is no git checkout
     return "\n".join(line.rstrip() for line in text.split("\n"))
 
 
 def assert_same_outputs(page: list[list[str]], notebook: list[list[str]]) -> None:
-    assert len(notebook) == len(page), "the notebook and the page have different code cells"
+    assert len(notebook) == len(page), (
+        "the notebook and the page have different code cells"
+    )
     for index, (on_page, in_notebook) in enumerate(zip(page, notebook)):
-        assert [normalise(t) for t in in_notebook] == [
-            normalise(t) for t in on_page
-        ], f"code cell {index}"
+        assert [normalise(t) for t in in_notebook] == [normalise(t) for t in on_page], (
+            f"code cell {index}"
+        )
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", chapters())
 def test_notebook_download_shows_the_outputs_of_the_page(site, notebooks, name):
     assert_same_outputs(
-        PageOutputs((site / f"{name}.html").read_text()).cells, notebook_outputs(notebooks[name])
+        PageOutputs((site / f"{name}.html").read_text()).cells,
+        notebook_outputs(notebooks[name]),
     )
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", chapters())
-def test_notebook_runs_offline_from_the_wheel_and_prints_the_page_numbers(site, offline, name):
+def test_notebook_runs_offline_from_the_wheel_and_prints_the_page_numbers(
+    site, offline, name
+):
     ran, seconds, folder = offline[name]
     if isinstance(ran, Exception):
         raise ran
     print(f"{name}: {seconds:.1f} s")
     kernel = offline["kernel"]
-    assert not ran.cells[0].outputs, "the set-up cell did something though transformer is installed"
+    assert not ran.cells[0].outputs, (
+        "the set-up cell did something though transformer is installed"
+    )
     path, network = probe_result(ran)
     assert network == "none", f"the kernel reached the network ({kernel.isolation})"
     assert path.resolve().is_relative_to(kernel.site_packages.resolve()), path
@@ -799,4 +933,3 @@ def test_notebook_runs_offline_from_the_wheel_and_prints_the_page_numbers(site, 
     assert_same_outputs(
         PageOutputs((site / f"{name}.html").read_text()).cells, notebook_outputs(ran)
     )
-

@@ -12,15 +12,18 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from book_support import RUN_ID, build, chapter, make_book, run_ids
 from package_cache import LOCK, prune  # book/_ext, on the path from conftest.py
+
+from book_support import RUN_ID, build, chapter, make_book, run_ids
 
 PROBES = ["probe_a", "probe_b"]
 
 
 def _book(tmp_path, *extra_cells):
     # Distinct code per chapter: jupyter-cache keys chapters on their code cells.
-    chapters = {name: chapter(name, f"{RUN_ID}  # {name}", *extra_cells) for name in PROBES}
+    chapters = {
+        name: chapter(name, f"{RUN_ID}  # {name}", *extra_cells) for name in PROBES
+    }
     return make_book(tmp_path, chapters)
 
 
@@ -38,17 +41,23 @@ def test_package_edit_reexecutes_and_revert_reuses_cache(tmp_path):
     build(project)
     first = run_ids(html, PROBES)
     build(project)
-    assert run_ids(html, PROBES) == first, "an unchanged book must reuse the cached outputs"
+    assert run_ids(html, PROBES) == first, (
+        "an unchanged book must reuse the cached outputs"
+    )
 
     revert = _change_package(project)
     build(project)
     edited = run_ids(html, PROBES)
     for name in PROBES:
-        assert edited[name] != first[name], f"{name} was not re-executed after the package changed"
+        assert edited[name] != first[name], (
+            f"{name} was not re-executed after the package changed"
+        )
 
     revert()
     build(project)
-    assert run_ids(html, PROBES) == first, "after the revert, the chapters must not run again"
+    assert run_ids(html, PROBES) == first, (
+        "after the revert, the chapters must not run again"
+    )
     assert len(list((project / "_build" / ".jupyter_cache").iterdir())) == 2
 
 
@@ -67,7 +76,10 @@ def test_builds_at_two_package_states_run_at_once(tmp_path):
     with ThreadPoolExecutor(1) as pool:
         started = pool.submit(build, first, check=False)
         deadline = time.monotonic() + 60
-        while not (caches.is_dir() and any(caches.iterdir())) and time.monotonic() < deadline:
+        while (
+            not (caches.is_dir() and any(caches.iterdir()))
+            and time.monotonic() < deadline
+        ):
             time.sleep(0.1)
         build(second, out=first / "_build" / "live")
         result = started.result()
@@ -80,7 +92,9 @@ def test_prune_keeps_recent_and_in_use_caches(tmp_path):
     for age, folder in enumerate(reversed(folders)):
         folder.mkdir()
         (folder / LOCK).touch()
-        os.utime(folder, (time.time() - 100 * age,) * 2)  # state0 oldest ... state5 newest
+        os.utime(
+            folder, (time.time() - 100 * age,) * 2
+        )  # state0 oldest ... state5 newest
     with open(folders[0] / LOCK, "a") as held:
         fcntl.flock(held, fcntl.LOCK_SH)  # another build is using the oldest state
         prune(tmp_path, keep=3)

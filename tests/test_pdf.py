@@ -10,9 +10,9 @@ import json
 import re
 import runpy
 import subprocess
+from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import quote
-from html.parser import HTMLParser
 
 import pytest
 
@@ -30,7 +30,9 @@ def titles() -> dict[str, str]:
     for path in sorted((ROOT / "book").glob("*.md")):
         if path.stem == "index":
             continue
-        heading = next(line for line in path.read_text().splitlines() if line.startswith("# "))
+        heading = next(
+            line for line in path.read_text().splitlines() if line.startswith("# ")
+        )
         found[path.stem] = heading[2:].strip()
     return found
 
@@ -133,7 +135,9 @@ def test_pdf_links_point_at_the_hosted_book_never_at_this_machine(pdf):
         if "/URI" in (action := annotation.get_object().get("/A", {}))
     ]
     book = runpy.run_path(str(ROOT / "conf.py"))["BOOK_URL"]
-    assert f"{book}_downloads/executable-transformer-notebooks.zip" in uris  # the index's
+    assert (
+        f"{book}_downloads/executable-transformer-notebooks.zip" in uris
+    )  # the index's
     assert [u for u in uris if u.startswith("file:")] == []
     raw = PDF.read_bytes()
     for path in {str(ROOT), quote(str(ROOT)), str(Path.home()) + "/"}:

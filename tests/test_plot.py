@@ -45,11 +45,17 @@ def test_book_style_has_opaque_white_background():
 
 
 def _history():
-    from transformer.train import History
+    from transformer.training.train import History
 
-    return History(step=[1, 2, 3, 4], lr=[1e-3] * 4, train_loss=[2.0, 1.0, 0.5, 0.25],
-                   train_acc=[0.1, 0.4, 0.7, 0.9], eval_step=[2, 4], eval_loss=[1.2, 0.3],
-                   eval_acc=[0.5, 0.95])
+    return History(
+        step=[1, 2, 3, 4],
+        lr=[1e-3] * 4,
+        train_loss=[2.0, 1.0, 0.5, 0.25],
+        train_acc=[0.1, 0.4, 0.7, 0.9],
+        eval_step=[2, 4],
+        eval_loss=[1.2, 0.3],
+        eval_acc=[0.5, 0.95],
+    )
 
 
 def test_training_curves_draws_training_and_held_out_lines():
@@ -78,7 +84,9 @@ def test_compare_curves_draws_one_line_per_run_and_rejects_unknown_curves():
 def test_attention_grid_draws_one_panel_per_matrix():
     from transformer.plot import attention_grid
 
-    fig = attention_grid(torch.softmax(torch.randn(3, 4, 5), dim=-1), ncols=2, suptitle="heads")
+    fig = attention_grid(
+        torch.softmax(torch.randn(3, 4, 5), dim=-1), ncols=2, suptitle="heads"
+    )
     panels = [ax for ax in fig.axes if ax.images]
     assert [ax.get_title() for ax in panels] == ["head 0", "head 1", "head 2"]
     assert len(fig.axes) == 4  # one empty panel, switched off
@@ -99,7 +107,9 @@ def test_position_accuracy_plot_draws_each_run_and_chance():
 def test_matrix_heatmap_centres_the_colour_scale_on_zero():
     from transformer.plot import matrix_heatmap
 
-    ax = matrix_heatmap(torch.tensor([[[-1.0, 2.0], [0.5, 0.0]]]), title="signs", annotate=True)
+    ax = matrix_heatmap(
+        torch.tensor([[[-1.0, 2.0], [0.5, 0.0]]]), title="signs", annotate=True
+    )
     assert ax.images[0].get_clim() == (-2.0, 2.0)
     assert ax.get_title() == "signs" and ax.get_xlabel() and ax.get_ylabel()
     assert len(ax.texts) == 4
@@ -115,7 +125,9 @@ def test_line_plot_draws_one_labelled_line_per_curve():
     from transformer.plot import line_plot
 
     x = torch.linspace(-1, 1, 5)
-    ax = line_plot(x, {"relu": x.relu(), "identity": x}, xlabel="x", ylabel="f(x)", logy=False)
+    ax = line_plot(
+        x, {"relu": x.relu(), "identity": x}, xlabel="x", ylabel="f(x)", logy=False
+    )
     assert [line.get_label() for line in ax.get_lines()] == ["relu", "identity"]
     assert ax.get_lines()[0].get_ydata().tolist() == [0.0, 0.0, 0.0, 0.5, 1.0]
     assert ax.get_legend() is not None
@@ -127,13 +139,23 @@ def test_line_plot_draws_one_labelled_line_per_curve():
 
 
 def test_architecture_diagram_names_every_block_and_shape():
-    from transformer.diagram import architecture_diagram
+    from transformer.plot.diagram import architecture_diagram
 
     ax = architecture_diagram(title="where the data goes")
     texts = [t.get_text() for t in ax.texts]
     assert ax.get_title() == "where the data goes" and not ax.axison
-    assert texts.count("Add & Norm") == 5  # two in the encoder layer, three in the decoder layer
-    for name in ("MultiHeadAttention (causal)", "PositionwiseFeedForward", "TokenEmbedding",
-                 "out_proj", "memory (B, S, d_model)", "(B, L, V) logits", "(B, S)", "(B, L)"):
+    assert (
+        texts.count("Add & Norm") == 5
+    )  # two in the encoder layer, three in the decoder layer
+    for name in (
+        "MultiHeadAttention (causal)",
+        "PositionwiseFeedForward",
+        "TokenEmbedding",
+        "out_proj",
+        "memory (B, S, d_model)",
+        "(B, L, V) logits",
+        "(B, S)",
+        "(B, L)",
+    ):
         assert name in texts, name
     plt.close("all")

@@ -17,7 +17,7 @@ from transformer import (  # noqa: E402
     padding_mask,
     record_attention,
 )
-from transformer.plot_flow import (  # noqa: E402
+from transformer.plot.flow import (  # noqa: E402
     cross_attention_flow,
     memory_flow_plot,
     residual_stream_norms,
@@ -27,8 +27,9 @@ from transformer.plot_flow import (  # noqa: E402
 
 def tiny(norm_first=False):
     torch.manual_seed(0)
-    config = TransformerConfig(11, 11, d_model=16, h=2, N=2, d_ff=32, max_len=16,
-                               norm_first=norm_first)
+    config = TransformerConfig(
+        11, 11, d_model=16, h=2, N=2, d_ff=32, max_len=16, norm_first=norm_first
+    )
     return Transformer(config).eval()
 
 
@@ -39,11 +40,15 @@ def ids(B, n):
 def test_residual_stream_norms_visits_every_block_in_call_order():
     records = residual_stream_norms(tiny(), ids(2, 5), ids(2, 4))
     assert [(r.stack, r.layer, r.sublayer) for r in records] == [
-        ("encoder", 0, "self-attention"), ("encoder", 0, "feed-forward"),
-        ("encoder", 1, "self-attention"), ("encoder", 1, "feed-forward"),
-        ("decoder", 0, "self-attention"), ("decoder", 0, "cross-attention"),
+        ("encoder", 0, "self-attention"),
+        ("encoder", 0, "feed-forward"),
+        ("encoder", 1, "self-attention"),
+        ("encoder", 1, "feed-forward"),
+        ("decoder", 0, "self-attention"),
+        ("decoder", 0, "cross-attention"),
         ("decoder", 0, "feed-forward"),
-        ("decoder", 1, "self-attention"), ("decoder", 1, "cross-attention"),
+        ("decoder", 1, "self-attention"),
+        ("decoder", 1, "cross-attention"),
         ("decoder", 1, "feed-forward"),
     ]
 
@@ -60,13 +65,18 @@ def test_residual_stream_norms_match_a_hand_computation():
     assert first.update == pytest.approx(update.norm(dim=-1).mean().item(), rel=1e-5)
     assert first.output == pytest.approx(out.norm(dim=-1).mean().item(), rel=1e-5)
     # Post-norm with unit gain: every block's output has norm sqrt(d_model).
-    assert all(r.output == pytest.approx(4.0, rel=1e-3)
-               for r in residual_stream_norms(model, src, tgt))
+    assert all(
+        r.output == pytest.approx(4.0, rel=1e-3)
+        for r in residual_stream_norms(model, src, tgt)
+    )
 
 
 def test_residual_stream_norms_chain_and_leave_no_hooks():
-    model = DecoderOnlyTransformer(DecoderOnlyConfig(11, d_model=16, h=2, N=3, d_ff=32,
-                                                     max_len=16, norm_first=True)).eval()
+    model = DecoderOnlyTransformer(
+        DecoderOnlyConfig(
+            11, d_model=16, h=2, N=3, d_ff=32, max_len=16, norm_first=True
+        )
+    ).eval()
     records = residual_stream_norms(model, ids(1, 6))
     assert [r.stack for r in records] == ["stack"] * 6
     for before, after in zip(records, records[1:]):
@@ -99,7 +109,9 @@ def test_cross_attention_flow_returns_the_weights_the_model_used():
 
 
 def test_cross_attention_flow_needs_an_encoder_decoder_model():
-    lm = DecoderOnlyTransformer(DecoderOnlyConfig(11, d_model=16, h=2, N=1, d_ff=32, max_len=16))
+    lm = DecoderOnlyTransformer(
+        DecoderOnlyConfig(11, d_model=16, h=2, N=1, d_ff=32, max_len=16)
+    )
     with pytest.raises(TypeError, match="model must be a Transformer"):
         cross_attention_flow(lm, ids(1, 3), ids(1, 3))
 
@@ -111,8 +123,12 @@ def test_flow_figures_draw_one_panel_per_block_or_layer():
     assert len(fig.axes[0].patches) == 3 * 10  # three bars per block
     plt.close(fig)
     memory, weights = cross_attention_flow(model, src, tgt)
-    fig = memory_flow_plot(memory[0], [w[0] for w in weights], src_labels=list("abcde"),
-                           tgt_labels=list("wxyz"))
+    fig = memory_flow_plot(
+        memory[0],
+        [w[0] for w in weights],
+        src_labels=list("abcde"),
+        tgt_labels=list("wxyz"),
+    )
     assert len(fig.axes) == 1 + 2  # the memory and one panel per decoder layer
     assert len(fig.artists) == 2  # one arrow into each cross-attention
     plt.close(fig)
@@ -122,10 +138,17 @@ def test_flow_figures_reject_inputs_that_do_not_fit():
     with pytest.raises(ValueError, match="at least one"):
         residual_stream_plot([])
     memory, weights = torch.zeros(5, 16), [torch.zeros(2, 4, 5)]
-    with pytest.raises(ValueError, match=r"weights\[0\] must have shape \(h, L=3, S=5\)"):
-        memory_flow_plot(memory, weights, src_labels=list("abcde"), tgt_labels=list("xyz"))
+    with pytest.raises(
+        ValueError, match=r"weights\[0\] must have shape \(h, L=3, S=5\)"
+    ):
+        memory_flow_plot(
+            memory, weights, src_labels=list("abcde"), tgt_labels=list("xyz")
+        )
     with pytest.raises(ValueError, match="src_labels must have S=5"):
-        memory_flow_plot(memory, weights, src_labels=list("ab"), tgt_labels=list("wxyz"))
+        memory_flow_plot(
+            memory, weights, src_labels=list("ab"), tgt_labels=list("wxyz")
+        )
     with pytest.raises(ValueError, match=r"memory must have shape \(S, d_model\)"):
-        memory_flow_plot(memory[None], weights, src_labels=list("abcde"),
-                         tgt_labels=list("wxyz"))
+        memory_flow_plot(
+            memory[None], weights, src_labels=list("abcde"), tgt_labels=list("wxyz")
+        )

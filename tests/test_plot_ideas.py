@@ -1,4 +1,4 @@
-"""The pictures of the ideas (transformer.plot_ideas): each returns a figure with
+"""The pictures of the ideas (transformer.plot.ideas): each returns a figure with
 the panels and shapes it promises, computed from the tensors it is given."""
 
 import math
@@ -13,7 +13,7 @@ import torch
 from matplotlib.figure import Figure
 
 from transformer import MultiHeadAttention
-from transformer.plot_ideas import (
+from transformer.plot.ideas import (
     head_split_figure,
     qkv_one_token_figure,
     split_heads_trace,

@@ -2,7 +2,11 @@ import math
 
 import pytest
 import torch
-from _support import assert_dropout_only_in_training, assert_gradients_reach_every_parameter
+
+from _support import (
+    assert_dropout_only_in_training,
+    assert_gradients_reach_every_parameter,
+)
 from transformer import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
 
 KINDS = [SinusoidalPositionalEncoding, LearnedPositionalEmbedding]
@@ -57,7 +61,9 @@ def test_positional_dropout_acts_only_in_training(kind):
 def test_positional_accepts_exactly_max_len_and_rejects_longer(kind):
     module = kind(4, 6)
     assert module(torch.randn(1, 6, 4)).shape == (1, 6, 4)
-    with pytest.raises(ValueError, match=r"x has sequence length L=7, longer than max_len=6"):
+    with pytest.raises(
+        ValueError, match=r"x has sequence length L=7, longer than max_len=6"
+    ):
         module(torch.randn(1, 7, 4))
 
 
@@ -76,7 +82,11 @@ def test_positional_accepts_exactly_max_len_and_rejects_longer(kind):
             r"x must have shape \(B, L, d_model\) with last dimension 4, got shape \(2, 5, 3\)",
         ),
         (torch.randn(2, 0, 4), ValueError, r"x must not be empty"),
-        (torch.ones(2, 3, 4, dtype=torch.long), TypeError, r"x must be a floating-point tensor"),
+        (
+            torch.ones(2, 3, 4, dtype=torch.long),
+            TypeError,
+            r"x must be a floating-point tensor",
+        ),
     ],
 )
 def test_positional_rejects_bad_inputs(kind, x, error, match):

@@ -1,5 +1,6 @@
 import pytest
 import torch
+
 from _support import assert_close
 from transformer import (
     DecoderOnlyConfig,

@@ -44,7 +44,9 @@ def test_provenance_names_no_machine_path():
         assert "/" not in value, value
 
 
-@pytest.mark.parametrize("kwargs,error", [({"threads": 0}, ValueError), ({"seed": "1"}, TypeError)])
+@pytest.mark.parametrize(
+    "kwargs,error", [({"threads": 0}, ValueError), ({"seed": "1"}, TypeError)]
+)
 def test_setup_rejects_bad_arguments(kwargs, error):
     with pytest.raises(error):
         transformer.setup(quiet=True, **kwargs)

@@ -1,9 +1,10 @@
 import pytest
 import torch
 import torch.nn as nn
-from _support import assert_close, assert_gradients_reach_every_parameter
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from _support import assert_close, assert_gradients_reach_every_parameter
 from transformer import RMSNorm
 
 

@@ -1,8 +1,9 @@
 import pytest
 import torch
-from _support import assert_close
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from _support import assert_close
 from transformer import RotaryEmbedding
 
 

@@ -1,5 +1,6 @@
 import pytest
 import torch
+
 from _support import assert_gradients_reach_every_parameter
 from transformer import Decoder, Encoder, LayerNorm, causal_mask, padding_mask
 
@@ -9,9 +10,16 @@ D_MODEL, H, D_FF = 8, 2, 16
 @pytest.mark.parametrize("kind", [Encoder, Decoder])
 @pytest.mark.parametrize(
     ("norm_first", "final_norm", "has_norm"),
-    [(False, None, False), (True, None, True), (False, True, True), (True, False, False)],
+    [
+        (False, None, False),
+        (True, None, True),
+        (False, True, True),
+        (True, False, False),
+    ],
 )
-def test_stacks_final_norm_follows_norm_first_unless_given(kind, norm_first, final_norm, has_norm):
+def test_stacks_final_norm_follows_norm_first_unless_given(
+    kind, norm_first, final_norm, has_norm
+):
     stack = kind(D_MODEL, H, D_FF, 3, norm_first=norm_first, final_norm=final_norm)
     assert len(stack.layers) == 3
     assert isinstance(stack.norm, LayerNorm) if has_norm else stack.norm is None
@@ -35,7 +43,9 @@ def test_stacks_parameter_counts_match_formula(N):
 def test_stacks_layers_are_independent_copies():
     encoder = Encoder(D_MODEL, H, D_FF, 2)
     first, second = encoder.layers
-    assert first.self_attn.w_q.weight.data_ptr() != second.self_attn.w_q.weight.data_ptr()
+    assert (
+        first.self_attn.w_q.weight.data_ptr() != second.self_attn.w_q.weight.data_ptr()
+    )
     assert not torch.equal(first.self_attn.w_q.weight, second.self_attn.w_q.weight)
 
 
@@ -51,7 +61,10 @@ def test_decoder_causal_outputs_ignore_future_target_tokens():
     x, memory = torch.randn(1, 6, D_MODEL), torch.randn(1, 4, D_MODEL)
     changed = x.clone()
     changed[:, 4:] = 3.0
-    out, out_changed = decoder(x, memory, causal_mask(6)), decoder(changed, memory, causal_mask(6))
+    out, out_changed = (
+        decoder(x, memory, causal_mask(6)),
+        decoder(changed, memory, causal_mask(6)),
+    )
     torch.testing.assert_close(out[:, :4], out_changed[:, :4])
 
 
@@ -93,4 +106,6 @@ def test_stacks_reject_bad_inputs_naming_the_argument():
     ):
         decoder(torch.randn(2, 5, D_MODEL), torch.randn(1, 3, D_MODEL))
     with pytest.raises(TypeError, match="self_mask must be a boolean tensor"):
-        decoder(torch.randn(2, 5, D_MODEL), torch.randn(2, 3, D_MODEL), torch.ones(5, 5))
+        decoder(
+            torch.randn(2, 5, D_MODEL), torch.randn(2, 3, D_MODEL), torch.ones(5, 5)
+        )

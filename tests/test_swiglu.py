@@ -1,6 +1,7 @@
 import pytest
 import torch
 import torch.nn.functional as F
+
 from _support import assert_close, assert_gradients_reach_every_parameter
 from transformer import PositionwiseFeedForward, SwiGLU, count_parameters
 

@@ -1,9 +1,9 @@
-"""Tests of transformer.tasks."""
+"""Tests of transformer.data.tasks."""
 
 import pytest
 import torch
 
-from transformer.tasks import TARGETS, make_task
+from transformer.data.tasks import TARGETS, make_task
 
 
 def symbols(data, ids):
@@ -60,13 +60,33 @@ def test_make_task_lengths_stay_in_range_and_use_only_symbols():
     "make,error,match",
     [
         (lambda: make_task("shuffle"), ValueError, "name must be"),
-        (lambda: make_task("copy", n_symbols=0), ValueError, "n_symbols must be a positive int"),
-        (lambda: make_task("copy", max_len=2.5), TypeError, "max_len must be a positive int"),
-        (lambda: make_task("copy", min_len=5, max_len=3), ValueError, "min_len must be <= max_len"),
-        (lambda: make_task("count", n_symbols=8, max_len=8), ValueError,
-         "max_len must be < n_symbols"),
-        (lambda: make_task("copy", n_symbols=2, min_len=1, max_len=2, n_train=5, n_test=2),
-         ValueError, "n_train \\+ n_test must be <= 6"),
+        (
+            lambda: make_task("copy", n_symbols=0),
+            ValueError,
+            "n_symbols must be a positive int",
+        ),
+        (
+            lambda: make_task("copy", max_len=2.5),
+            TypeError,
+            "max_len must be a positive int",
+        ),
+        (
+            lambda: make_task("copy", min_len=5, max_len=3),
+            ValueError,
+            "min_len must be <= max_len",
+        ),
+        (
+            lambda: make_task("count", n_symbols=8, max_len=8),
+            ValueError,
+            "max_len must be < n_symbols",
+        ),
+        (
+            lambda: make_task(
+                "copy", n_symbols=2, min_len=1, max_len=2, n_train=5, n_test=2
+            ),
+            ValueError,
+            "n_train \\+ n_test must be <= 6",
+        ),
     ],
 )
 def test_make_task_rejects_bad_input(make, error, match):

@@ -1,10 +1,14 @@
-"""Tests of transformer.teaching_multihead: both teaching variants equal MultiHeadAttention."""
+"""Tests of transformer.tools.teaching_multihead: both teaching variants equal MultiHeadAttention."""
 
 import pytest
 import torch
+
 from _support import assert_close, assert_gradients_reach_every_parameter
 from transformer import MultiHeadAttention, causal_mask, count_parameters, padding_mask
-from transformer.teaching_multihead import EinsumMultiHeadAttention, HeadwiseMultiHeadAttention
+from transformer.tools.teaching_multihead import (
+    EinsumMultiHeadAttention,
+    HeadwiseMultiHeadAttention,
+)
 
 VARIANTS = [HeadwiseMultiHeadAttention, EinsumMultiHeadAttention]
 
@@ -28,16 +32,26 @@ def test_teaching_variant_equals_multihead_in_masked_cross_attention(variant):
     mha = fused()
     ours = variant.from_multihead(mha)
     query, memory = torch.randn(2, 4, 12), torch.randn(2, 6, 12)
-    for mask in [padding_mask([6, 3]), causal_mask(6)[:4], torch.rand(2, 3, 4, 6) > 0.4]:
-        assert_close(ours(query, memory, memory, mask), mha(query, memory, memory, mask))
+    for mask in [
+        padding_mask([6, 3]),
+        causal_mask(6)[:4],
+        torch.rand(2, 3, 4, 6) > 0.4,
+    ]:
+        assert_close(
+            ours(query, memory, memory, mask), mha(query, memory, memory, mask)
+        )
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_teaching_variant_gives_zero_output_and_finite_gradients_for_fully_masked_rows(variant):
+def test_teaching_variant_gives_zero_output_and_finite_gradients_for_fully_masked_rows(
+    variant,
+):
     mha = fused(bias=False)
     ours = variant.from_multihead(mha)
     x = torch.randn(1, 3, 12)
-    mask = torch.tensor([[True, True, False], [False, False, False], [True, False, True]])
+    mask = torch.tensor(
+        [[True, True, False], [False, False, False], [True, False, True]]
+    )
     out = ours(x, x, x, mask)
     assert_close(out, mha(x, x, x, mask))
     assert torch.equal(out[0, 1], torch.zeros(12))

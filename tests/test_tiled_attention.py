@@ -1,9 +1,10 @@
 import pytest
 import torch
 import torch.nn.functional as F
+
 from _support import assert_close
 from transformer import scaled_dot_product_attention, tiled_attention
-from transformer.cost import largest_tensor
+from transformer.tools.cost import largest_tensor
 
 SIZES = [  # (L, S, block_size): not divisible, block 1, block > L, L != S
     (10, 10, 4),

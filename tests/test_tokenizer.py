@@ -1,9 +1,9 @@
-"""Tests of transformer.tokenizer."""
+"""Tests of transformer.data.tokenizer."""
 
 import pytest
 import torch
 
-from transformer.tokenizer import (
+from transformer.data.tokenizer import (
     BOS_ID,
     EOS_ID,
     PAD_ID,
@@ -84,11 +84,17 @@ def test_pad_ids_stacks_rows_of_different_lengths():
         (lambda: Tokenizer.from_corpus("one text"), TypeError, "single str"),
         (lambda: Tokenizer.from_corpus(CORPUS, min_count=0), ValueError, "min_count"),
         (lambda: Tokenizer(["a"]).encode(["a"]), TypeError, "text must be a str"),
-        (lambda: Tokenizer(["a"]).decode([4, 9]), ValueError,
-         r"ids must be in \[0, V\) = \[0, 5\), got 9"),
+        (
+            lambda: Tokenizer(["a"]).decode([4, 9]),
+            ValueError,
+            r"ids must be in \[0, V\) = \[0, 5\), got 9",
+        ),
         (lambda: Tokenizer(["a"]).decode([4.0]), TypeError, "ids must hold ints"),
-        (lambda: Tokenizer(["a"]).decode(torch.ones(2, 2, dtype=torch.long)), ValueError,
-         r"ids must have shape \(L,\), got shape \(2, 2\)"),
+        (
+            lambda: Tokenizer(["a"]).decode(torch.ones(2, 2, dtype=torch.long)),
+            ValueError,
+            r"ids must have shape \(L,\), got shape \(2, 2\)",
+        ),
         (lambda: Tokenizer(["a"]).encode_batch([]), ValueError, "at least one text"),
         (lambda: pad_ids([]), ValueError, "at least one row"),
     ],

@@ -1,17 +1,17 @@
-"""Tests of transformer.train."""
+"""Tests of transformer.training.train."""
 
 import pytest
 import torch
 
-from transformer.batches import lm_batch
 from transformer import (
     DecoderOnlyConfig,
     DecoderOnlyTransformer,
     Transformer,
     TransformerConfig,
 )
-from transformer.tasks import make_task
-from transformer.train import noam_lr, train
+from transformer.data.batches import lm_batch
+from transformer.data.tasks import make_task
+from transformer.training.train import noam_lr, train
 
 
 def tiny_transformer(V: int, **overrides) -> Transformer:
@@ -31,15 +31,23 @@ def test_noam_lr_rises_linearly_then_decays_as_inverse_square_root():
 def test_train_brings_copy_loss_below_0_1_within_150_steps():
     torch.manual_seed(0)
     data = make_task("copy", n_symbols=5, min_len=2, max_len=4, n_train=300, n_test=50)
-    history = train(tiny_transformer(data.vocab_size), data, steps=150, batch_size=32,
-                    lr=1e-2, eval_every=50)
+    history = train(
+        tiny_transformer(data.vocab_size),
+        data,
+        steps=150,
+        batch_size=32,
+        lr=1e-2,
+        eval_every=50,
+    )
     assert history.train_loss[0] > 1.0
     assert history.eval_loss[-1] < 0.1 and history.eval_acc[-1] > 0.97
 
 
 def test_train_records_every_step_and_every_evaluation():
     data = make_task("reverse", n_train=20, n_test=8)
-    history = train(tiny_transformer(data.vocab_size), data, steps=5, batch_size=4, eval_every=2)
+    history = train(
+        tiny_transformer(data.vocab_size), data, steps=5, batch_size=4, eval_every=2
+    )
     assert history.step == [1, 2, 3, 4, 5]
     assert len(history.train_loss) == len(history.train_acc) == len(history.lr) == 5
     assert history.eval_step == [2, 4, 5] and len(history.eval_acc) == 3
@@ -50,24 +58,39 @@ def test_train_is_reproducible_with_the_same_seeds():
     runs = []
     for _ in range(2):
         torch.manual_seed(0)
-        runs.append(train(tiny_transformer(data.vocab_size), data, steps=4, batch_size=4))
+        runs.append(
+            train(tiny_transformer(data.vocab_size), data, steps=4, batch_size=4)
+        )
     assert runs[0] == runs[1]
 
 
 def test_train_follows_the_warmup_schedule_scaled_by_lr():
     data = make_task("copy", n_train=20, n_test=8)
-    history = train(tiny_transformer(data.vocab_size), data, steps=4, batch_size=4,
-                    lr=2.0, warmup=3)
+    history = train(
+        tiny_transformer(data.vocab_size), data, steps=4, batch_size=4, lr=2.0, warmup=3
+    )
     assert history.lr == pytest.approx([2.0 * noam_lr(s, 32, 3) for s in range(1, 5)])
 
 
 def test_train_runs_a_decoder_only_model_in_either_layout():
     data = make_task("reverse", n_train=20, n_test=8)
-    config = DecoderOnlyConfig(vocab_size=data.vocab_size, d_model=16, h=2, N=1, d_ff=32,
-                               dropout=0.0, max_len=32)
+    config = DecoderOnlyConfig(
+        vocab_size=data.vocab_size,
+        d_model=16,
+        h=2,
+        N=1,
+        d_ff=32,
+        dropout=0.0,
+        max_len=32,
+    )
     for batch_fn in (None, lambda ex: lm_batch(ex, layout="aligned", prefix=True)):
-        history = train(DecoderOnlyTransformer(config), data, steps=3, batch_size=4,
-                        batch_fn=batch_fn)
+        history = train(
+            DecoderOnlyTransformer(config),
+            data,
+            steps=3,
+            batch_size=4,
+            batch_fn=batch_fn,
+        )
         assert len(history.train_loss) == 3 and history.eval_step == [3]
 
 
@@ -79,7 +102,11 @@ def test_train_runs_a_decoder_only_model_in_either_layout():
         (dict(steps=2, lr=-1.0), ValueError, "lr must be a positive float"),
         (dict(steps=2, warmup=0), ValueError, "warmup must be a positive int"),
         (dict(steps=2, label_smoothing=1.5), ValueError, "label_smoothing must be in"),
-        (dict(steps=2, weight_decay=-0.1), ValueError, r"weight_decay must be in \[0, 1\)"),
+        (
+            dict(steps=2, weight_decay=-0.1),
+            ValueError,
+            r"weight_decay must be in \[0, 1\)",
+        ),
     ],
 )
 def test_train_rejects_bad_arguments(kwargs, error, match):

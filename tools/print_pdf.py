@@ -107,16 +107,22 @@ def print_pdf(folder: Path, output: Path) -> dict:
             tagged=True,
         )
         context.close()
-    (output.parent / "print-report.json").write_text(json.dumps(report, indent=1) + "\n")
+    (output.parent / "print-report.json").write_text(
+        json.dumps(report, indent=1) + "\n"
+    )
     return report
 
 
 def main() -> None:
     folder, output = Path(sys.argv[1]), Path(sys.argv[2])
     report = print_pdf(folder, output)
-    print(f"{output}: {len(report['chapters'])} chapters, {output.stat().st_size // 1024} KiB")
+    print(
+        f"{output}: {len(report['chapters'])} chapters, {output.stat().st_size // 1024} KiB"
+    )
     if report["wide"] or report["raw"]:
-        raise SystemExit(f"code wider than the page: {report['wide']}; raw TeX: {report['raw']}")
+        raise SystemExit(
+            f"code wider than the page: {report['wide']}; raw TeX: {report['raw']}"
+        )
 
 
 if __name__ == "__main__":

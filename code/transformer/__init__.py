@@ -19,21 +19,26 @@ Tensors are batch first: ``(B, L, d_model)``. Masks are boolean and ``True``
 means *may attend*; they broadcast to ``(B, h, L, S)``.
 """
 
-from ._contract import no_checks, set_checks
-from .attention import scaled_dot_product_attention
-from .config import DecoderOnlyConfig, StackConfig, TransformerConfig, count_parameters
-from .decoder_only import DecoderOnlyTransformer
-from .embedding import TokenEmbedding
-from .feedforward import PositionwiseFeedForward
-from .interop import from_torch, to_torch, to_torch_mask
-from .layers import DecoderLayer, EncoderLayer
-from .masks import causal_mask, padding_mask, prefix_lm_mask
-from .model import Transformer
-from .multihead import MultiHeadAttention
-from .norm import AddNorm, LayerNorm
-from .positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
+from .checks.contract import no_checks, set_checks
+from .models.config import (
+    DecoderOnlyConfig,
+    StackConfig,
+    TransformerConfig,
+    count_parameters,
+)
+from .models.decoder_only import DecoderOnlyTransformer
+from .models.encoder_decoder import Transformer
+from .models.layers import DecoderLayer, EncoderLayer
+from .models.stacks import Decoder, Encoder
+from .parts.attention import scaled_dot_product_attention
+from .parts.embedding import TokenEmbedding
+from .parts.feedforward import PositionwiseFeedForward
+from .parts.masks import causal_mask, padding_mask, prefix_lm_mask
+from .parts.multihead import MultiHeadAttention
+from .parts.norm import AddNorm, LayerNorm
+from .parts.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
 from .repro import provenance, seed_everything, setup
-from .stacks import Decoder, Encoder
+from .tools.interop import from_torch, to_torch, to_torch_mask
 
 __version__ = "0.1.0"
 
@@ -71,16 +76,16 @@ __all__ = [
 ]
 
 # Part II: beyond 2017.
-from .charlm import CharCorpus, bits_per_char, book_chapters, train_lm
-from .cost import count_flops, largest_tensor
-from .generate import generate, next_token
-from .gqa import GroupedQueryAttention
-from .kv_cache import KVCache
-from .record import record_attention
-from .rmsnorm import RMSNorm
-from .rotary import RotaryEmbedding
-from .swiglu import SwiGLU
-from .tiled_attention import tiled_attention
+from .inference.generate import generate, next_token
+from .parts.gqa import GroupedQueryAttention
+from .parts.kv_cache import KVCache
+from .parts.rmsnorm import RMSNorm
+from .parts.rotary import RotaryEmbedding
+from .parts.swiglu import SwiGLU
+from .parts.tiled_attention import tiled_attention
+from .tools.cost import count_flops, largest_tensor
+from .tools.record import record_attention
+from .training.charlm import CharCorpus, bits_per_char, book_chapters, train_lm
 
 __all__ += [
     "CharCorpus",

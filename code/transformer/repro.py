@@ -16,7 +16,7 @@ from pathlib import Path
 
 import torch
 
-from ._checks import check_positive_int
+from .checks.tensors import check_positive_int
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 

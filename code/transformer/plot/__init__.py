@@ -5,7 +5,7 @@ optional ``ax`` so figures can be combined, and returns the ``Axes`` it drew
 on. Figures have an opaque white background so they stay readable in the
 site's dark mode. The heatmaps are in ``transformer.plot.heatmaps``, the
 curves in ``transformer.plot.curves``; the architecture diagram has its
-own module, :mod:`transformer.diagram`.
+own module, :mod:`transformer.plot.diagram`.
 """
 
 from .curves import compare_curves, line_plot, position_accuracy_plot, training_curves

@@ -37,7 +37,7 @@ def training_curves(
     """Draw loss and token accuracy against step, training batches beside held-out data.
 
     Args:
-        history: A :class:`~transformer.train.History` (or anything with its
+        history: A :class:`~transformer.training.train.History` (or anything with its
             ``step``, ``train_loss``, ``train_acc``, ``eval_step``,
             ``eval_loss`` and ``eval_acc`` lists).
         axes: Two axes, for the loss and the accuracy; a new figure when ``None``.
@@ -89,7 +89,7 @@ def compare_curves(
     """Draw one curve of several training runs on one axes, one line per run.
 
     Args:
-        histories: Runs by label, each a :class:`~transformer.train.History`.
+        histories: Runs by label, each a :class:`~transformer.training.train.History`.
         key: Which curve: ``"train_loss"``, ``"train_acc"`` (per step) or
             ``"eval_loss"``, ``"eval_acc"`` (per evaluation).
         ax: Axes to draw on; a new figure is made when ``None``.
@@ -141,7 +141,7 @@ def position_accuracy_plot(
 
     Args:
         accuracy: Per-position accuracies by label, each of shape ``(L,)``,
-            e.g. from :func:`~transformer.metrics.position_accuracy`.
+            e.g. from :func:`~transformer.training.metrics.position_accuracy`.
         ax: Axes to draw on; a new figure is made when ``None``.
         title: What the reader should look for.
         xlabel: Label of the position axis.

@@ -10,7 +10,7 @@ import torch
 from matplotlib.axes import Axes
 from matplotlib.image import AxesImage
 
-from .._checks import check_tensor
+from ..checks.tensors import check_tensor
 
 BOOK_STYLE: dict[str, object] = {
     "figure.facecolor": "white",

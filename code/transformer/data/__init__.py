@@ -1,0 +1,1 @@
+"""The data the book trains on: the tokenizer, the toy tasks and their batches."""

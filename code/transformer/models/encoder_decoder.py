@@ -1,0 +1,240 @@
+"""The paper's encoder-decoder Transformer: source ids in, target logits out."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+
+from ..checks.contract import contract, entry
+from ..checks.ids import check_id_range, check_id_tensor
+from ..checks.tensors import check_mask, check_sequence, shape_str
+from ..parts.embedding import TokenEmbedding
+from ..parts.masks import causal_mask
+from ..parts.positional import POSITIONAL_ENCODINGS
+from .config import TransformerConfig, check_config
+from .stacks import Decoder, Encoder
+
+
+class Transformer(nn.Module):
+    """Translate: encode a source, then predict the next target token at every position.
+
+    Token embeddings (scaled by ``sqrt(d_model)``) plus positional
+    information feed an :class:`~transformer.models.stacks.Encoder` and a
+    :class:`~transformer.models.stacks.Decoder`; a linear map turns the decoder's
+    output into logits over the target vocabulary. :meth:`forward` runs both
+    halves; :meth:`encode` and :meth:`decode` run them separately, so that
+    generation can encode the source once and decode step by step.
+
+    Args:
+        config: The sizes; see :class:`~transformer.models.config.TransformerConfig`.
+
+    Attributes:
+        config: The config the model was built from.
+        src_embed: Source :class:`~transformer.parts.embedding.TokenEmbedding`.
+        tgt_embed: Target :class:`~transformer.parts.embedding.TokenEmbedding`.
+        positional: Positional information, shared by source and target.
+        encoder: The encoder stack.
+        decoder: The decoder stack.
+        out_proj: Linear map from ``d_model`` to the ``V`` target logits. With
+            ``share_embeddings`` its weight is the embedding matrix.
+
+    Raises:
+        TypeError: If ``config`` is not a ``TransformerConfig``.
+    """
+
+    def __init__(self, config: TransformerConfig) -> None:
+        super().__init__()
+        check_config(config, TransformerConfig)
+        self.config = c = config
+        self.src_embed = TokenEmbedding(c.src_vocab_size, c.d_model)
+        self.tgt_embed = TokenEmbedding(c.tgt_vocab_size, c.d_model)
+        self.positional = POSITIONAL_ENCODINGS[c.positional](
+            c.d_model, c.max_len, c.dropout
+        )
+        sizes = (c.d_model, c.h, c.d_ff, c.N, c.dropout, c.activation, c.norm_first)
+        self.encoder = Encoder(*sizes, norm=c.norm)
+        self.decoder = Decoder(*sizes, norm=c.norm)
+        self.out_proj = nn.Linear(c.d_model, c.tgt_vocab_size)
+        if c.share_embeddings:
+            self.tgt_embed.weight = self.src_embed.weight
+            self.out_proj.weight = self.src_embed.weight
+
+    @entry
+    def forward(
+        self,
+        src: torch.Tensor,
+        tgt: torch.Tensor,
+        src_mask: torch.Tensor | None = None,
+        tgt_mask: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Return the logits of the next target token at every target position.
+
+        Args:
+            src: Source token ids.
+            tgt: Target token ids, shifted right (they start with BOS).
+            src_mask: Optional boolean mask over the source, ``True`` = may
+                attend; it must broadcast to both ``(B, h, S, S)`` and
+                ``(B, h, L, S)``, so in practice it is the ``(B, 1, 1, S)``
+                padding mask from :func:`~transformer.parts.masks.padding_mask`. It
+                must be 4-D: a ``(B, S)`` mask needs ``mask[:, None, None, :]``.
+            tgt_mask: Optional boolean mask over the target, ``True`` = may
+                attend, broadcastable to ``(B, h, L, L)``. ``None`` means the
+                causal mask; a mask given here replaces it, so it should
+                include the causal part, e.g.
+                ``causal_mask(L) & padding_mask(lengths)``.
+
+        Returns:
+            Unnormalised logits over the target vocabulary.
+
+        Shape:
+            - src: ``(B, S)``
+            - tgt: ``(B, L)``
+            - output: ``(B, L, V)``
+
+        Raises:
+            TypeError: If the ids are not integer tensors or a mask is not boolean.
+            ValueError: If an id is outside its vocabulary, a sequence is empty
+                or longer than ``max_len``, or a shape does not fit.
+        """
+        _check_forward(self, src, tgt, src_mask, tgt_mask)
+        # (B, S, d_model)
+        memory = self.encode(src, src_mask)
+        # (B, L, V)
+        return self.decode(tgt, memory, src_mask, tgt_mask)
+
+    @entry
+    def encode(
+        self, src: torch.Tensor, src_mask: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Run the encoder over the source and return its output, the memory.
+
+        Args:
+            src: Source token ids.
+            src_mask: Optional boolean mask, ``True`` = may attend,
+                broadcastable to ``(B, h, S, S)``; 4-D, usually ``(B, 1, 1, S)``.
+
+        Returns:
+            The memory that :meth:`decode` attends to.
+
+        Shape:
+            - src: ``(B, S)``
+            - output: ``(B, S, d_model)``
+
+        Raises:
+            TypeError: If ``src`` is not an integer tensor or ``src_mask`` not boolean.
+            ValueError: If an id is outside the source vocabulary, ``src`` is
+                empty or longer than ``max_len``, or ``src_mask`` does not fit.
+        """
+        _check_encode(self, src, src_mask)
+        # (B, S, d_model)
+        x = self.positional(self.src_embed(src))
+        return self.encoder(x, src_mask)
+
+    @entry
+    def decode(
+        self,
+        tgt: torch.Tensor,
+        memory: torch.Tensor,
+        src_mask: torch.Tensor | None = None,
+        tgt_mask: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Run the decoder over the target, attending to ``memory``, and return logits.
+
+        Args:
+            tgt: Target token ids so far.
+            memory: The output of :meth:`encode`.
+            src_mask: The source mask given to :meth:`encode`, or ``None``;
+                it must broadcast to ``(B, h, L, S)``.
+            tgt_mask: Optional boolean mask, ``True`` = may attend,
+                broadcastable to ``(B, h, L, L)``; ``None`` means causal.
+
+        Returns:
+            Unnormalised logits over the target vocabulary.
+
+        Shape:
+            - tgt: ``(B, L)``
+            - memory: ``(B, S, d_model)``
+            - output: ``(B, L, V)``
+
+        Raises:
+            TypeError: If ``tgt`` is not an integer tensor, ``memory`` not a
+                floating-point tensor or a mask not boolean.
+            ValueError: If an id is outside the target vocabulary, ``tgt`` is
+                empty or longer than ``max_len``, or a shape does not fit.
+        """
+        _check_decode(self, tgt, memory, src_mask, tgt_mask)
+        L = tgt.shape[1]
+        if tgt_mask is None:
+            # (L, L)
+            tgt_mask = causal_mask(L, device=tgt.device)
+        # (B, L, d_model)
+        x = self.positional(self.tgt_embed(tgt))
+        x = self.decoder(x, memory, tgt_mask, src_mask)
+        # (B, L, V)
+        return self.out_proj(x)
+
+
+@contract
+def _check_forward(
+    model: Transformer, src: object, tgt: object, src_mask: object, tgt_mask: object
+) -> None:
+    """Check the arguments of :meth:`Transformer.forward`; read the ids' range once."""
+    c, device = model.config, model.out_proj.weight.device
+    check_id_tensor("src", src, c.max_len, device)
+    check_id_tensor("tgt", tgt, c.max_len, device)
+    (B, S), L = src.shape, tgt.shape[1]
+    if tgt.shape[0] != B:
+        raise ValueError(
+            f"tgt must have shape (B, L) with B={B} as in src, "
+            f"got shape {shape_str(tgt.shape)}"
+        )
+    if src_mask is not None:  # it serves two attentions, (B, h, S, S) and (B, h, L, S)
+        check_mask("src_mask", src_mask, (B, c.h, S, S), "(B, h, S, S)", device=device)
+        _check_src_mask(src_mask, (B, c.h, L, S), "(B, h, L, S)", device)
+    _check_tgt_mask(tgt_mask, (B, c.h, L, L), device)
+    check_id_range(("src", src, c.src_vocab_size), ("tgt", tgt, c.tgt_vocab_size))
+
+
+@contract
+def _check_encode(model: Transformer, src: object, src_mask: object) -> None:
+    """Check the arguments of :meth:`Transformer.encode`."""
+    c, device = model.config, model.out_proj.weight.device
+    check_id_tensor("src", src, c.max_len, device)
+    B, S = src.shape
+    _check_src_mask(src_mask, (B, c.h, S, S), "(B, h, S, S)", device)
+    check_id_range(("src", src, c.src_vocab_size))
+
+
+@contract
+def _check_decode(
+    model: Transformer, tgt: object, memory: object, src_mask: object, tgt_mask: object
+) -> None:
+    """Check the arguments of :meth:`Transformer.decode`."""
+    c, weight = model.config, model.out_proj.weight
+    check_id_tensor("tgt", tgt, c.max_len, weight.device)
+    check_sequence("memory", memory, c.d_model, "(B, S, d_model)", weight)
+    (B, L), S = tgt.shape, memory.shape[1]
+    if memory.shape[0] != B:
+        raise ValueError(
+            f"memory must have shape (B, S, d_model) with B={B} as in tgt, "
+            f"got shape {shape_str(memory.shape)}"
+        )
+    _check_src_mask(src_mask, (B, c.h, L, S), "(B, h, L, S)", weight.device)
+    _check_tgt_mask(tgt_mask, (B, c.h, L, L), weight.device)
+    check_id_range(("tgt", tgt, c.tgt_vocab_size))
+
+
+def _check_src_mask(
+    mask: object, target: tuple[int, ...], expected: str, device: torch.device
+) -> None:
+    """A source mask differs between sequences, so it must be 4-D: ``(B, 1, 1, S)``."""
+    if mask is not None:
+        check_mask("src_mask", mask, target, expected, device=device, batched=True)
+
+
+def _check_tgt_mask(
+    mask: object, target: tuple[int, ...], device: torch.device
+) -> None:
+    """A target mask may be 2-D, ``(L, L)``, the same for every sequence."""
+    if mask is not None:
+        check_mask("tgt_mask", mask, target, "(B, h, L, L)", device=device)

@@ -1,0 +1,118 @@
+"""Boolean attention masks. Convention everywhere: ``True`` = may attend.
+
+Masks broadcast against attention scores of shape ``(B, h, L, S)``, so they
+can be combined with ``&``: ``causal_mask(L) & padding_mask(lengths)`` is a
+``(B, 1, L, L)`` mask that hides both the future and the padding.
+``prefix_lm_mask`` is the mask of a decoder that reads a whole prompt before
+answering causally.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+
+from ..checks.tensors import check_positive_int, shape_str
+
+
+def causal_mask(L: int, *, device: torch.device | str | None = None) -> torch.Tensor:
+    """Return the mask that lets position ``i`` attend to positions ``0..i`` only.
+
+    Args:
+        L: Sequence length.
+        device: Device of the returned tensor.
+
+    Returns:
+        A boolean tensor, ``True`` on and below the diagonal (may attend) and
+        ``False`` above it (the future, blocked).
+
+    Shape:
+        ``(L, L)``, which broadcasts to ``(B, h, L, L)``.
+
+    Raises:
+        TypeError: If ``L`` is not an int.
+        ValueError: If ``L`` is not positive.
+    """
+    check_positive_int("L", L)
+    return torch.ones(L, L, dtype=torch.bool, device=device).tril()
+
+
+def padding_mask(
+    lengths: torch.Tensor | Sequence[int], S: int | None = None
+) -> torch.Tensor:
+    """Return the key-padding mask for sequences of the given true lengths.
+
+    Position ``j`` of sequence ``b`` may be attended to when
+    ``j < lengths[b]``; the positions after it are padding.
+
+    Args:
+        lengths: True length of each sequence in the batch.
+        S: Padded length. Defaults to ``max(lengths)``.
+
+    Returns:
+        A boolean tensor, ``True`` at real tokens and ``False`` at padding.
+
+    Shape:
+        - lengths: ``(B,)``
+        - output: ``(B, 1, 1, S)``, which broadcasts to ``(B, h, L, S)``.
+          For single-head scores of shape ``(B, L, S)`` use ``mask[:, 0]``.
+
+    Raises:
+        TypeError: If ``lengths`` is not a sequence of integers.
+        ValueError: If ``lengths`` is empty, not one-dimensional, negative, or
+            longer than ``S``.
+    """
+    if not isinstance(lengths, torch.Tensor):
+        if not all(isinstance(n, int) and not isinstance(n, bool) for n in lengths):
+            raise TypeError(f"lengths must be a sequence of ints, got {lengths!r}")
+        lengths = torch.tensor(list(lengths), dtype=torch.long)
+    if lengths.dtype.is_floating_point or lengths.dtype == torch.bool:
+        raise TypeError(f"lengths must hold integers, got dtype {lengths.dtype}")
+    if lengths.dim() != 1 or lengths.numel() == 0:
+        raise ValueError(
+            f"lengths must have shape (B,) with B >= 1, got {shape_str(lengths.shape)}"
+        )
+    if int(lengths.min()) < 0:
+        raise ValueError(f"lengths must be >= 0, got {lengths.tolist()}")
+    if S is None:
+        S = max(int(lengths.max()), 1)
+    check_positive_int("S", S)
+    if int(lengths.max()) > S:
+        raise ValueError(f"lengths must be <= S = {S}, got {lengths.tolist()}")
+    # (S,)
+    positions = torch.arange(S, device=lengths.device)
+    # (B, S)
+    mask = positions < lengths[:, None]
+    # (B, 1, 1, S)
+    return mask[:, None, None, :]
+
+
+def prefix_lm_mask(
+    prefix_lengths: Sequence[int] | torch.Tensor, L: int
+) -> torch.Tensor:
+    """Return a mask that shows every position the whole prefix, and the rest causally.
+
+    Query ``i`` of row ``b`` may attend to key ``j`` when ``j < prefix_lengths[b]``
+    (the prefix, all of it) or ``j <= i`` (the past).
+
+    Args:
+        prefix_lengths: Length of each row's prefix.
+        L: Sequence length.
+
+    Returns:
+        A boolean mask, ``True`` = may attend.
+
+    Shape:
+        - prefix_lengths: ``(B,)``
+        - output: ``(B, 1, L, L)``
+
+    Raises:
+        TypeError: If ``L`` or a length is not an int.
+        ValueError: If ``L`` is not positive or a length is negative or above ``L``.
+    """
+    check_positive_int("L", L)
+    # (B, 1, 1, L)
+    prefix = padding_mask(prefix_lengths, L)
+    # (B, 1, L, L)
+    return prefix | causal_mask(L, device=prefix.device)

@@ -1,0 +1,184 @@
+"""Positional information: attention alone cannot tell the order of its inputs.
+
+Two ways to give every position its own vector, both added to the token
+embeddings: the paper's fixed sinusoids and a learned table. Both return a
+new tensor (the input is never modified in place) and apply dropout to the
+sum, as the paper does.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+
+from ..checks.contract import contract, entry
+from ..checks.tensors import check_positive_int, check_probability, check_sequence
+
+
+def _add_positions(
+    x: torch.Tensor, table: torch.Tensor, dropout: nn.Module, offset: int = 0
+) -> torch.Tensor:
+    """Return ``dropout(x + table[offset:offset + L])``: rows of the position table."""
+    L = x.shape[1]
+    # (B, L, d_model)
+    return dropout(x + table[offset : offset + L])
+
+
+class SinusoidalPositionalEncoding(nn.Module):
+    """Add the paper's fixed sine and cosine waves to a sequence of embeddings.
+
+    Even dimension ``2i`` of position ``pos`` holds
+    ``sin(pos / 10000^(2i / d_model))`` and odd dimension ``2i + 1`` the
+    cosine of the same angle. The table is computed once, in float64, and
+    kept as a buffer: it is not trained, moves with ``.to(device)``, and is
+    left out of the ``state_dict`` because it can always be recomputed.
+
+    Args:
+        d_model: Width of the embeddings; must be even.
+        max_len: Longest sequence the module accepts.
+        dropout: Dropout probability applied to the sum, in training only.
+
+    Attributes:
+        pe: The encoding table, of shape ``(max_len, d_model)``.
+
+    Raises:
+        TypeError: If a size is not an int or ``dropout`` not a number.
+        ValueError: If a size is not positive, ``d_model`` is odd, or
+            ``dropout`` is outside ``[0, 1)``.
+    """
+
+    pe: torch.Tensor
+
+    def __init__(self, d_model: int, max_len: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.d_model = check_positive_int("d_model", d_model)
+        self.max_len = check_positive_int("max_len", max_len)
+        if d_model % 2:
+            raise ValueError(
+                f"d_model must be even (sine and cosine pairs), got {d_model}"
+            )
+        self.dropout = nn.Dropout(check_probability("dropout", dropout))
+        # (max_len, 1)
+        position = torch.arange(max_len, dtype=torch.float64)[:, None]
+        # (d_model / 2,)
+        two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
+        # (max_len, d_model / 2)
+        angle = position / 10000.0 ** (two_i / d_model)
+        pe = torch.empty(max_len, d_model, dtype=torch.float64)
+        pe[:, 0::2] = torch.sin(angle)
+        pe[:, 1::2] = torch.cos(angle)
+        self.register_buffer("pe", pe.to(torch.get_default_dtype()), persistent=False)
+
+    @entry
+    def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
+        """Return ``dropout(x + PE)`` for the first ``L`` positions.
+
+        Args:
+            x: Token embeddings.
+            offset: Position of the first token, e.g. the number of tokens
+                already in a KV cache.
+
+        Returns:
+            A new tensor; ``x`` is not modified.
+
+        Shape:
+            - x: ``(B, L, d_model)`` with ``offset + L <= max_len``
+            - output: ``(B, L, d_model)``
+
+        Raises:
+            TypeError: If ``x`` is not a floating-point tensor.
+            ValueError: If ``x`` has the wrong shape or ``offset + L > max_len``.
+        """
+        _check_positions(self, x, offset)
+        return _add_positions(x, self.pe, self.dropout, offset)
+
+    def extra_repr(self) -> str:
+        """Show the sizes when the module is printed."""
+        return f"d_model={self.d_model}, max_len={self.max_len}"
+
+
+class LearnedPositionalEmbedding(nn.Module):
+    """Add a trained vector per position, looked up in a ``(max_len, d_model)`` table.
+
+    The paper reports that learned positions work about as well as the
+    sinusoids; they cannot, however, represent a position they never saw
+    in training.
+
+    Args:
+        d_model: Width of the embeddings.
+        max_len: Number of positions in the table; longest sequence accepted.
+        dropout: Dropout probability applied to the sum, in training only.
+
+    Attributes:
+        weight: The trained table, an ``nn.Parameter`` of shape
+            ``(max_len, d_model)``, initialised from ``N(0, 0.02²)``.
+
+    Raises:
+        TypeError: If a size is not an int or ``dropout`` not a number.
+        ValueError: If a size is not positive or ``dropout`` is outside
+            ``[0, 1)``.
+    """
+
+    def __init__(self, d_model: int, max_len: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.d_model = check_positive_int("d_model", d_model)
+        self.max_len = check_positive_int("max_len", max_len)
+        self.dropout = nn.Dropout(check_probability("dropout", dropout))
+        # Small next to the token embeddings, which have unit scale.
+        self.weight = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
+
+    @entry
+    def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
+        """Return ``dropout(x + weight[offset:offset + L])``.
+
+        Args:
+            x: Token embeddings.
+            offset: Position of the first token, e.g. the number of tokens
+                already in a KV cache.
+
+        Returns:
+            A new tensor; ``x`` is not modified.
+
+        Shape:
+            - x: ``(B, L, d_model)`` with ``offset + L <= max_len``
+            - output: ``(B, L, d_model)``
+
+        Raises:
+            TypeError: If ``x`` is not a floating-point tensor.
+            ValueError: If ``x`` has the wrong shape or ``offset + L > max_len``.
+        """
+        _check_positions(self, x, offset)
+        return _add_positions(x, self.weight, self.dropout, offset)
+
+    def extra_repr(self) -> str:
+        """Show the sizes when the module is printed."""
+        return f"d_model={self.d_model}, max_len={self.max_len}"
+
+
+POSITIONAL_ENCODINGS: dict[str, type[nn.Module]] = {
+    "sinusoidal": SinusoidalPositionalEncoding,
+    "learned": LearnedPositionalEmbedding,
+}
+"""The kinds of positional information a model config may ask for, by name."""
+
+
+@contract
+def _check_positions(
+    module: SinusoidalPositionalEncoding | LearnedPositionalEmbedding,
+    x: object,
+    offset: object = 0,
+) -> None:
+    """Check that ``x`` is ``(B, L, d_model)`` with ``offset + L <= max_len``."""
+    table = (
+        module.pe if isinstance(module, SinusoidalPositionalEncoding) else module.weight
+    )
+    check_sequence("x", x, module.d_model, weight=table)
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise TypeError(f"offset must be an int >= 0, got {offset!r}")
+    L = x.shape[1] + offset
+    if L > module.max_len:
+        raise ValueError(
+            f"x has sequence length L={L}, longer than max_len={module.max_len}: "
+            f"expected shape (B, L <= {module.max_len}, d_model); "
+            "build the module with a larger max_len"
+        )

@@ -1,0 +1,225 @@
+"""Pictures of the ideas of attention, drawn from real tensors.
+
+Two figures for the attention chapters: where one token's query, key and value
+come from and what attention does with them, and how multi-head attention
+cuts the model width into heads and puts them back together. Each function
+computes what it draws with
+:func:`~transformer.parts.attention.scaled_dot_product_attention`,
+so a figure cannot show a different computation from the package's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import torch
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from ..parts.attention import scaled_dot_product_attention
+
+CMAP = "RdBu_r"
+
+
+def _strip(
+    ax: Axes, values: torch.Tensor, title: str, labels: Sequence[str] = ()
+) -> None:
+    """Draw a vector as a column of coloured cells with its numbers written in."""
+    column = values.detach().reshape(-1, 1).numpy()
+    limit = float(abs(column).max()) or 1.0
+    ax.imshow(column, cmap=CMAP, vmin=-limit, vmax=limit, aspect="auto")
+    for row, value in enumerate(column[:, 0]):
+        colour = "white" if abs(value) > 0.6 * limit else "black"
+        ax.text(
+            0, row, f"{value:.2f}", ha="center", va="center", fontsize=8, color=colour
+        )
+    ax.set_xticks([])
+    ax.set_yticks(range(len(labels)) if labels else [])
+    if labels:
+        ax.set_yticklabels(labels)
+    ax.set_title(title, fontsize=9)
+
+
+def _matrix(
+    ax: Axes, values: torch.Tensor, title: str, vmax: float | None = None
+) -> None:
+    """Draw a matrix as a heatmap, symmetric around 0 unless ``vmax`` is given."""
+    values = values.detach().numpy()
+    if vmax is None:
+        limit = float(abs(values).max()) or 1.0
+        ax.imshow(values, cmap=CMAP, vmin=-limit, vmax=limit, aspect="auto")
+    else:
+        ax.imshow(values, cmap="viridis", vmin=0.0, vmax=vmax, aspect="auto")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_title(title, fontsize=9)
+
+
+def qkv_one_token_figure(
+    x: torch.Tensor,
+    w_q: torch.Tensor,
+    w_k: torch.Tensor,
+    w_v: torch.Tensor,
+    position: int,
+    tokens: Sequence[str],
+) -> Figure:
+    """Draw one head's attention for the token at ``position``, step by step.
+
+    From left to right: the token's vector ``x_i``; its three projections
+    ``q_i``, ``k_i``, ``v_i``; its row of scores against every key; the
+    softmax weights; and the output, the weighted sum of the values.
+
+    Args:
+        x: The sequence, one row per token.
+        w_q: Query projection, the paper's ``W_Q`` (the transpose of an
+            ``nn.Linear`` weight).
+        w_k: Key projection, likewise.
+        w_v: Value projection, likewise.
+        position: Which token asks.
+        tokens: One label per token.
+
+    Returns:
+        The figure, with seven axes.
+
+    Shape:
+        - x: ``(L, d_model)``
+        - w_q, w_k, w_v: ``(d_model, d_k)``
+    """
+    # (L, d_k) each
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    d_k = q.shape[-1]
+    # (L,)
+    scores = k @ q[position] / math.sqrt(d_k)
+    out, weights = scaled_dot_product_attention(q[position : position + 1], k, v)
+    fig, axes = plt.subplots(
+        1, 7, figsize=(12, 3.8), gridspec_kw={"width_ratios": [1, 1, 1, 1, 2.4, 2.4, 1]}
+    )
+    i, name = position, tokens[position]
+    _strip(axes[0], x[i], f"x_{i} ('{name}')\n(d_model = {x.shape[-1]})")
+    _strip(axes[1], q[i], f"q_{i} = W_Q x_{i}\n(d_k = {d_k})")
+    _strip(axes[2], k[i], f"k_{i} = W_K x_{i}")
+    _strip(axes[3], v[i], f"v_{i} = W_V x_{i}")
+    for ax, row, title in [
+        (axes[4], scores, f"scores q_{i}·k_j / √d_k"),
+        (axes[5], weights[0], "weights a_j = softmax"),
+    ]:
+        ax.barh(range(len(tokens)), row.detach().tolist(), color="#4c72b0")
+        ax.set_yticks(
+            range(len(tokens)), [f"k_{j} '{t}'" for j, t in enumerate(tokens)]
+        )
+        ax.invert_yaxis()
+        ax.axvline(0, color="grey", lw=0.8)
+        ax.set_title(title, fontsize=9)
+    axes[5].set_xlim(0, 1)
+    _strip(axes[6], out[0], "output\nΣ_j a_j v_j")
+    fig.suptitle(f"One head, one query: what token {i} ('{name}') reads", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def split_heads_trace(
+    x: torch.Tensor,
+    w_q: torch.Tensor,
+    w_k: torch.Tensor,
+    w_v: torch.Tensor,
+    w_o: torch.Tensor,
+    h: int,
+) -> dict[str, torch.Tensor]:
+    """Run multi-head self-attention without biases and keep every stage.
+
+    Args:
+        x: The input sequences.
+        w_q: Query projection, the paper's ``W_Q`` (the transpose of an
+            ``nn.Linear`` weight); likewise the others.
+        w_k: Key projection.
+        w_v: Value projection.
+        w_o: Output projection.
+        h: Number of heads; must divide ``d_model``.
+
+    Returns:
+        The stages by name: ``"x"``, ``"q"`` (split into heads),
+        ``"weights"``, ``"heads"``, ``"concat"`` and ``"output"``.
+
+    Shape:
+        - x: ``(B, L, d_model)``
+        - w_q, w_k, w_v, w_o: ``(d_model, d_model)``
+    """
+    B, L, d_model = x.shape
+
+    def split(t: torch.Tensor) -> torch.Tensor:
+        # (B, h, L, d_k)
+        return t.view(B, L, h, d_model // h).transpose(1, 2)
+
+    q, k, v = split(x @ w_q), split(x @ w_k), split(x @ w_v)
+    # (B, h, L, d_k)
+    heads, weights = scaled_dot_product_attention(q, k, v)
+    # (B, L, d_model)
+    concat = heads.transpose(1, 2).reshape(B, L, d_model)
+    output = concat @ w_o
+    return {
+        "x": x,
+        "q": q,
+        "weights": weights,
+        "heads": heads,
+        "concat": concat,
+        "output": output,
+    }
+
+
+def head_split_figure(stages: dict[str, torch.Tensor]) -> Figure:
+    """Draw the stages of :func:`split_heads_trace` for the first sequence.
+
+    Columns, left to right: the input, its queries cut into ``h`` heads, each
+    head's attention weights, each head's output, the heads concatenated, and
+    the output after ``W_O``. Each column's title carries its shape.
+
+    Args:
+        stages: What :func:`split_heads_trace` returns.
+
+    Returns:
+        The figure: ``3 + 3 h`` axes.
+    """
+    B, L, d_model = stages["x"].shape
+    h, d_k = stages["q"].shape[1], stages["q"].shape[-1]
+    fig = plt.figure(figsize=(12, 1.1 + 1.25 * h))
+    grid = fig.add_gridspec(h, 6, width_ratios=[2, 1.2, 1.2, 1.2, 2, 2], wspace=0.45)
+    wide = [
+        (0, "x", f"input x\n(B, L, d_model)\n= ({B}, {L}, {d_model})"),
+        (4, "concat", f"concat heads\n(B, L, h·d_k)\n= ({B}, {L}, {h * d_k})"),
+        (5, "output", f"output = concat W_O\n(B, L, d_model)\n= ({B}, {L}, {d_model})"),
+    ]
+    columns = []
+    for column, name, title in wide:
+        ax = fig.add_subplot(grid[:, column])
+        columns.append(ax)
+        _matrix(ax, stages[name][0], title)
+        if name == "concat":
+            for cut in range(1, h):
+                ax.axvline(cut * d_k - 0.5, color="black", lw=1.5)
+    per_head = [
+        (1, "q", f"Q split\n(B, h, L, d_k)\n= ({B}, {h}, {L}, {d_k})", None),
+        (
+            2,
+            "weights",
+            f"attention per head\n(B, h, L, S)\n= ({B}, {h}, {L}, {L})",
+            1.0,
+        ),
+        (3, "heads", f"head outputs\n(B, h, L, d_k)\n= ({B}, {h}, {L}, {d_k})", None),
+    ]
+    for column, name, title, vmax in per_head:
+        for head in range(h):
+            ax = fig.add_subplot(grid[head, column])
+            _matrix(ax, stages[name][0, head], title if head == 0 else "", vmax)
+            if column == 1:
+                ax.set_ylabel(f"head {head}", fontsize=9)
+            if head == 0:
+                columns.append(ax)
+    fig.suptitle(
+        "Multi-head attention: split the width into heads, attend, concatenate, mix"
+    )
+    fig.subplots_adjust(
+        top=1 - 1.2 / (1.1 + 1.25 * h), bottom=0.03, left=0.04, right=0.99
+    )
+    return fig

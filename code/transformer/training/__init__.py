@@ -1,0 +1,1 @@
+"""Training: the loss, the loop, the character language model, diagnostics."""

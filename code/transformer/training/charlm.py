@@ -1,0 +1,301 @@
+"""A character-level language model's data and training loop, for text of any source.
+
+The book trains one on its own chapters (the language-model chapter):
+:class:`CharCorpus` turns a string into a vocabulary of characters and a
+training and a validation stream of ids; :func:`train_lm` trains a
+:class:`~transformer.models.decoder_only.DecoderOnlyTransformer` to predict the next
+character of random windows; :func:`bits_per_char` measures it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from ..checks.tensors import check_positive_float, check_positive_int, check_probability
+from ..models.decoder_only import DecoderOnlyTransformer
+from .train import History
+
+
+def book_chapters() -> dict[str, str]:
+    """Return the MyST source of every page of this book, by file name, in name order.
+
+    In a checkout of the repository they are read from ``book/``; an
+    installed wheel carries a copy of them as package data.
+
+    Returns:
+        The text of each ``*.md`` page, keyed by its name without ``.md``.
+
+    Raises:
+        FileNotFoundError: If neither place holds the chapters.
+    """
+    package = Path(__file__).resolve().parent.parent  # transformer/
+    for folder in (package.parent.parent / "book", package / "chapters"):
+        pages = sorted(folder.glob("*.md"))
+        if pages:
+            return {p.stem: p.read_text(encoding="utf-8") for p in pages}
+    raise FileNotFoundError(f"no chapters found beside the package in {package}")
+
+
+@dataclass(frozen=True)
+class CharCorpus:
+    """A text as ids: one id per distinct character, and a validation split at the end.
+
+    Build it with :meth:`from_text`.
+
+    Attributes:
+        chars: The vocabulary: every distinct character, sorted; id ``i`` is
+            ``chars[i]``.
+        train: Ids of the first part of the text, ``(n_train,)``.
+        val: Ids of the held-out last part, ``(n_val,)``.
+    """
+
+    chars: str
+    train: torch.Tensor
+    val: torch.Tensor
+
+    @classmethod
+    def from_text(
+        cls, text: str | Sequence[str], val_fraction: float = 0.1
+    ) -> CharCorpus:
+        """Hold out the last ``val_fraction`` of each text for validation.
+
+        Each held-out part is one contiguous stretch, so that it is text the
+        model has never seen, not characters interleaved with its training
+        text. With several texts (e.g. chapters), every one of them gives its
+        tail, so that the validation text is like the training text.
+
+        Args:
+            text: The text, or several texts.
+            val_fraction: Share of each text held out, in ``(0, 1)``.
+
+        Returns:
+            The corpus.
+
+        Raises:
+            TypeError: If ``text`` is not a string or a sequence of strings.
+            ValueError: If ``val_fraction`` is outside ``(0, 1)`` or a part
+                would be shorter than two characters.
+        """
+        texts = [text] if isinstance(text, str) else text
+        if (
+            not isinstance(texts, Sequence)
+            or not texts
+            or not all(isinstance(t, str) for t in texts)
+        ):
+            raise TypeError("text must be a str or a non-empty sequence of str")
+        if check_probability("val_fraction", val_fraction) == 0.0:
+            raise ValueError("val_fraction must be in (0, 1), got 0")
+        chars = "".join(sorted(set("".join(texts))))
+        index = {c: i for i, c in enumerate(chars)}
+        train, val = [], []
+        for t in texts:
+            n_val = int(len(t) * val_fraction)
+            if n_val < 2 or len(t) - n_val < 2:
+                raise ValueError(
+                    f"a text of {len(t)} characters is too short for "
+                    f"val_fraction={val_fraction}"
+                )
+            # (n,)
+            ids = torch.tensor([index[c] for c in t], dtype=torch.long)
+            train.append(ids[:-n_val])
+            val.append(ids[-n_val:])
+        return cls(chars, torch.cat(train), torch.cat(val))
+
+    @property
+    def vocab_size(self) -> int:
+        """The number of distinct characters, ``V``."""
+        return len(self.chars)
+
+    def encode(self, text: str) -> torch.Tensor:
+        """Return the ids of ``text``, shape ``(len(text),)``.
+
+        Raises:
+            ValueError: If ``text`` holds a character outside the vocabulary.
+        """
+        unknown = sorted(set(text) - set(self.chars))
+        if unknown:
+            raise ValueError(f"text holds characters outside the vocabulary: {unknown}")
+        return torch.tensor([self.chars.index(c) for c in text], dtype=torch.long)
+
+    def decode(self, ids: torch.Tensor) -> str:
+        """Return the text of a 1-D tensor (or list) of ids."""
+        return "".join(self.chars[i] for i in torch.as_tensor(ids).tolist())
+
+    def batch(
+        self, split: str, batch_size: int, block_size: int, generator: torch.Generator
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Draw random windows of ``block_size`` characters and the same shifted by one.
+
+        Args:
+            split: ``"train"`` or ``"val"``.
+            batch_size: Number of windows ``B``.
+            block_size: Characters per window ``L``.
+            generator: Chooses the windows.
+
+        Returns:
+            Inputs and targets, each ``(B, L)``: target ``t`` is the character
+            after input ``t``.
+
+        Raises:
+            ValueError: If ``split`` is unknown or the text is not longer than
+                ``block_size``.
+        """
+        if split not in ("train", "val"):
+            raise ValueError(f"split must be 'train' or 'val', got {split!r}")
+        data = self.train if split == "train" else self.val
+        if len(data) <= block_size:
+            raise ValueError(
+                f"block_size={block_size} needs a {split} text longer than it, "
+                f"got {len(data)}"
+            )
+        starts = torch.randint(
+            len(data) - block_size, (batch_size,), generator=generator
+        )
+        # (B, L)
+        x = torch.stack([data[s : s + block_size] for s in starts.tolist()])
+        # (B, L)
+        y = torch.stack([data[s + 1 : s + 1 + block_size] for s in starts.tolist()])
+        return x, y
+
+
+@torch.no_grad()
+def bits_per_char(
+    model: DecoderOnlyTransformer, ids: torch.Tensor, block_size: int
+) -> float:
+    """Return the model's average cross-entropy on ``ids`` in bits per character.
+
+    The text is cut into consecutive windows of ``block_size + 1`` characters
+    (the tail that does not fill a window is left out); in each window the
+    model predicts characters 1 to ``block_size`` from the ones before them.
+
+    Args:
+        model: A trained character model.
+        ids: A stream of character ids, ``(n,)``.
+        block_size: Context length ``L`` of each window.
+
+    Returns:
+        The cross-entropy divided by ln 2; a uniform guess scores ``log2(V)``.
+
+    Raises:
+        ValueError: If ``ids`` is shorter than one window.
+    """
+    check_positive_int("block_size", block_size)
+    n = (len(ids) - 1) // block_size
+    if n < 1:
+        raise ValueError(
+            f"ids must hold more than block_size={block_size} ids, got {len(ids)}"
+        )
+    # (n, L + 1)
+    windows = ids[: n * block_size + 1].unfold(0, block_size + 1, block_size)
+    was_training = model.training
+    model.eval()
+    loss = F.cross_entropy(
+        model(windows[:, :-1]).flatten(0, 1), windows[:, 1:].flatten()
+    )  # windows: (n, L)
+    model.train(was_training)
+    return loss.item() / math.log(2)
+
+
+def train_lm(
+    model: DecoderOnlyTransformer,
+    corpus: CharCorpus,
+    *,
+    steps: int,
+    batch_size: int = 32,
+    block_size: int = 64,
+    lr: float = 3e-3,
+    warmup: int = 20,
+    eval_every: int = 25,
+    eval_batches: int = 4,
+    seed: int = 0,
+) -> History:
+    """Train ``model`` to predict the next character of random training windows.
+
+    AdamW with a linear warm-up for ``warmup`` steps, then a cosine decay to a
+    tenth of ``lr``, and gradient clipping at norm 1. Every ``eval_every``
+    steps the loss is measured on the same ``eval_batches`` validation batches.
+
+    Args:
+        model: The model; ``model.config.vocab_size`` must be ``corpus.vocab_size``.
+        corpus: The text.
+        steps: Optimiser steps.
+        batch_size: Windows per step.
+        block_size: Characters per window.
+        lr: Peak learning rate.
+        warmup: Steps of linear warm-up.
+        eval_every: Steps between validation measurements.
+        eval_batches: Validation batches per measurement.
+        seed: Seed of the generator that draws the windows.
+
+    Returns:
+        The :class:`~transformer.training.train.History`; losses are cross-entropies in
+        nats per character.
+
+    Raises:
+        TypeError: If ``model`` or ``corpus`` has the wrong type.
+        ValueError: If a number is out of range or the vocabularies differ.
+    """
+    if not isinstance(model, DecoderOnlyTransformer):
+        raise TypeError(
+            f"model must be a DecoderOnlyTransformer, got {type(model).__name__}"
+        )
+    if not isinstance(corpus, CharCorpus):
+        raise TypeError(f"corpus must be a CharCorpus, got {type(corpus).__name__}")
+    if model.config.vocab_size != corpus.vocab_size:
+        raise ValueError(
+            f"model.config.vocab_size={model.config.vocab_size} must equal "
+            f"corpus.vocab_size={corpus.vocab_size}"
+        )
+    sizes = {"steps": steps, "batch_size": batch_size, "block_size": block_size}
+    sizes |= {"warmup": warmup, "eval_every": eval_every, "eval_batches": eval_batches}
+    for name, value in sizes.items():
+        check_positive_int(name, value)
+    check_positive_float("lr", lr)
+    g = torch.Generator().manual_seed(seed)
+    held_out = [
+        corpus.batch("val", batch_size, block_size, g) for _ in range(eval_batches)
+    ]
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    history = History()
+    for step in range(1, steps + 1):
+        progress = max(0.0, (step - warmup) / max(1, steps - warmup))
+        rate = lr * min(step / warmup, 0.1 + 0.45 * (1 + math.cos(math.pi * progress)))
+        for group in optimizer.param_groups:
+            group["lr"] = rate
+        model.train()
+        x, y = corpus.batch("train", batch_size, block_size, g)
+        # (B, L, V)
+        logits = model(x)
+        loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())
+        optimizer.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        history.step.append(step)
+        history.lr.append(rate)
+        history.train_loss.append(loss.item())
+        history.train_acc.append((logits.argmax(-1) == y).float().mean().item())
+        if step % eval_every == 0 or step == steps:
+            model.eval()
+            with torch.no_grad():
+                results = [_loss_and_accuracy(model(vx), vy) for vx, vy in held_out]
+            history.eval_step.append(step)
+            history.eval_loss.append(sum(r[0] for r in results) / len(results))
+            history.eval_acc.append(sum(r[1] for r in results) / len(results))
+    model.eval()
+    return history
+
+
+def _loss_and_accuracy(
+    logits: torch.Tensor, targets: torch.Tensor
+) -> tuple[float, float]:
+    """Cross-entropy and next-character accuracy of ``(B, L, V)`` logits."""
+    loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten()).item()
+    return loss, (logits.argmax(-1) == targets).float().mean().item()
