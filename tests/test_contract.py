@@ -10,9 +10,9 @@ import pytest
 import torch
 
 import transformer
-import transformer.models.encoder_decoder
-import transformer.models.layers
-import transformer.parts.multihead
+import transformer.checks.layers
+import transformer.checks.models
+import transformer.checks.multihead
 from transformer import (
     AddNorm,
     MultiHeadAttention,
@@ -124,9 +124,9 @@ def test_a_model_forward_checks_each_mask_once_and_reads_the_ids_once(monkeypatc
     calls: list[str] = []
     ranges: list[int] = []
     for module in (
-        transformer.models.encoder_decoder,
-        transformer.models.layers,
-        transformer.parts.multihead,
+        transformer.checks.models,
+        transformer.checks.layers,
+        transformer.checks.multihead,
     ):
         original = module.check_mask
         monkeypatch.setattr(
@@ -134,9 +134,9 @@ def test_a_model_forward_checks_each_mask_once_and_reads_the_ids_once(monkeypatc
             "check_mask",
             lambda name, *a, _f=original, **k: calls.append(name) or _f(name, *a, **k),
         )
-    original_range = transformer.models.encoder_decoder.check_id_range
+    original_range = transformer.checks.models.check_id_range
     monkeypatch.setattr(
-        transformer.models.encoder_decoder,
+        transformer.checks.models,
         "check_id_range",
         lambda *items: ranges.append(len(items)) or original_range(*items),
     )

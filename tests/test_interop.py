@@ -113,24 +113,52 @@ def test_multihead_attention_from_torch_matches_torch(dtype, bias):
 
 ENCODERS = {
     "layer": lambda act, norm_first: EncoderLayer(
-        D_MODEL, H, D_FF, 0.1, act, norm_first
+        D_MODEL, H, D_FF, dropout=0.1, activation=act, norm_first=norm_first
     ),
     "stack": lambda act, norm_first: Encoder(
-        D_MODEL, H, D_FF, 2, 0.1, act, norm_first, False
+        D_MODEL,
+        H,
+        D_FF,
+        2,
+        dropout=0.1,
+        activation=act,
+        norm_first=norm_first,
+        final_norm=False,
     ),
     "stack+norm": lambda act, norm_first: Encoder(
-        D_MODEL, H, D_FF, 2, 0.1, act, norm_first, True
+        D_MODEL,
+        H,
+        D_FF,
+        2,
+        dropout=0.1,
+        activation=act,
+        norm_first=norm_first,
+        final_norm=True,
     ),
 }
 DECODERS = {
     "layer": lambda act, norm_first: DecoderLayer(
-        D_MODEL, H, D_FF, 0.1, act, norm_first
+        D_MODEL, H, D_FF, dropout=0.1, activation=act, norm_first=norm_first
     ),
     "stack": lambda act, norm_first: Decoder(
-        D_MODEL, H, D_FF, 2, 0.1, act, norm_first, False
+        D_MODEL,
+        H,
+        D_FF,
+        2,
+        dropout=0.1,
+        activation=act,
+        norm_first=norm_first,
+        final_norm=False,
     ),
     "stack+norm": lambda act, norm_first: Decoder(
-        D_MODEL, H, D_FF, 2, 0.1, act, norm_first, True
+        D_MODEL,
+        H,
+        D_FF,
+        2,
+        dropout=0.1,
+        activation=act,
+        norm_first=norm_first,
+        final_norm=True,
     ),
 }
 
@@ -255,8 +283,19 @@ def test_from_torch_stacks_and_their_layers_match_torch(
     "build",
     [
         lambda: MultiHeadAttention(D_MODEL, H, dropout=0.2),
-        lambda: EncoderLayer(D_MODEL, H, D_FF, 0.2, "gelu", True),
-        lambda: Decoder(D_MODEL, H, D_FF, 3, 0.2, "relu", True, eps=1e-6),
+        lambda: EncoderLayer(
+            D_MODEL, H, D_FF, dropout=0.2, activation="gelu", norm_first=True
+        ),
+        lambda: Decoder(
+            D_MODEL,
+            H,
+            D_FF,
+            3,
+            dropout=0.2,
+            activation="relu",
+            norm_first=True,
+            eps=1e-6,
+        ),
     ],
 )
 def test_to_torch_then_from_torch_gives_the_same_module_back(build):
@@ -273,7 +312,17 @@ def test_to_torch_then_from_torch_gives_the_same_module_back(build):
 
 def test_to_torch_keeps_the_sizes_dropout_and_mode():
     theirs = to_torch(
-        seeded(lambda: EncoderLayer(D_MODEL, H, D_FF, 0.3, "gelu", True, 1e-6)).eval()
+        seeded(
+            lambda: EncoderLayer(
+                D_MODEL,
+                H,
+                D_FF,
+                dropout=0.3,
+                activation="gelu",
+                norm_first=True,
+                eps=1e-6,
+            )
+        ).eval()
     )
     assert isinstance(theirs, nn.TransformerEncoderLayer)
     assert theirs.self_attn.batch_first and theirs.norm_first and not theirs.training

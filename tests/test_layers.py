@@ -124,21 +124,23 @@ def test_layers_dropout_acts_only_in_training():
 
 @pytest.mark.parametrize("kind", [EncoderLayer, DecoderLayer])
 @pytest.mark.parametrize(
-    ("args", "error", "match"),
+    ("args", "options", "error", "match"),
     [
         (
             (15, 4, 32),
+            {},
             ValueError,
             "d_model must be divisible by h: got d_model=15, h=4",
         ),
-        ((16, 4, 0), ValueError, "d_ff must be a positive int"),
-        ((16, 4, 32, 0.1, "swish"), ValueError, "activation must be 'relu' or 'gelu'"),
-        ((16, 4, 32, 0.1, "relu", "yes"), TypeError, "norm_first must be a bool"),
+        ((16, 4, 0), {}, ValueError, "d_ff must be a positive int"),
+        ((16, 4, 32), {"activation": "swish"}, ValueError, "activation must be 'relu'"),
+        ((16, 4, 32), {"norm_first": "yes"}, TypeError, "norm_first must be a bool"),
+        ((16, 4, 32, 0.1), {}, TypeError, "takes 4 positional arguments"),
     ],
 )
-def test_layers_reject_bad_constructor_arguments(kind, args, error, match):
+def test_layers_reject_bad_constructor_arguments(kind, args, options, error, match):
     with pytest.raises(error, match=match):
-        kind(*args)
+        kind(*args, **options)
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from transformer import (
     TransformerConfig,
     count_parameters,
 )
+from transformer.parts.rotary import EmbeddingDropout
 
 OPTIONS = list(
     itertools.product(
@@ -50,7 +51,7 @@ def test_decoder_only_honours_every_option_and_its_closed_form_count(
         SwiGLU if activation == "swiglu" else PositionwiseFeedForward,
     )
     assert isinstance(layer.add_norm1.norm, RMSNorm if norm == "rms" else LayerNorm)
-    assert (model.stack.norm is not None) == norm_first
+    assert (not isinstance(model.stack.norm, nn.Identity)) == norm_first
     assert count_parameters(model) == config.num_parameters()
     logits = model(torch.randint(0, 13, (2, 12)))
     assert logits.shape == (2, 12, 13) and torch.isfinite(logits).all()
@@ -62,7 +63,7 @@ def test_llama_style_decoder_has_no_positions_table_and_shares_one_rope():
         norm="rms", activation="swiglu", positional="rope",
     )  # fmt: skip
     model = DecoderOnlyTransformer(config)
-    assert isinstance(model.positional, nn.Dropout)
+    assert isinstance(model.positional, EmbeddingDropout)
     assert all(layer.self_attn.rope is model.rope for layer in model.stack.layers)
     assert isinstance(model.stack.norm, RMSNorm)
     assert model.stack.layers[0].self_attn.w_k.weight.shape == (2 * 8, 32)

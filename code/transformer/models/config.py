@@ -20,15 +20,7 @@ from ..checks.tensors import (
     check_positive_int,
     check_probability,
 )
-from ..parts.feedforward import ACTIVATIONS
-from ..parts.norm import NORMS
-
-POSITIONAL = ("sinusoidal", "learned", "rope")
-"""The kinds of positional information a model config may ask for ("rope":
-decoder-only models only)."""
-
-FEED_FORWARDS = (*ACTIVATIONS, "swiglu")
-"""The feed-forward networks a config may ask for, by activation."""
+from .choices import FEED_FORWARDS, NORMS, POSITIONS
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,14 +71,23 @@ class StackConfig:
             check_positive_int(name, getattr(self, name))
         check_divisible("d_model", self.d_model, "h", self.h)
         check_probability("dropout", self.dropout)
-        check_choice("activation", self.activation, FEED_FORWARDS)
-        check_choice("positional", self.positional, POSITIONAL)
+        check_choice("activation", self.activation, tuple(FEED_FORWARDS))
+        check_choice("positional", self.positional, tuple(POSITIONS))
         check_choice("norm", self.norm, tuple(NORMS))
         for name in ("norm_first", "share_embeddings"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(
                     f"{name} must be a bool, got {type(getattr(self, name)).__name__}"
                 )
+
+    def layer_options(self) -> dict[str, object]:
+        """The options every layer and stack of the model is built with."""
+        return {
+            "dropout": self.dropout,
+            "activation": self.activation,
+            "norm_first": self.norm_first,
+            "norm": self.norm,
+        }
 
     def _stack_parameters(self, attentions_per_layer: int) -> int:
         """Return the closed-form parameter count of one stack of ``N`` layers."""
@@ -274,14 +275,6 @@ class DecoderOnlyConfig(StackConfig):
         return self._stack_parameters(
             attentions_per_layer=1
         ) + self._embedding_parameters((self.vocab_size,), self.vocab_size)
-
-
-def check_config(config: object, kind: type[StackConfig]) -> None:
-    """Raise ``TypeError`` unless ``config`` is a ``kind`` of config."""
-    if not isinstance(config, kind):
-        raise TypeError(
-            f"config must be a {kind.__name__}, got {type(config).__name__}"
-        )
 
 
 def count_parameters(model: nn.Module) -> int:

@@ -5,13 +5,17 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ..checks.contract import contract, entry
-from ..checks.ids import check_id_range, check_id_tensor
-from ..checks.tensors import check_mask, check_sequence, shape_str
+from ..checks.contract import entry
+from ..checks.models import (
+    check_config,
+    check_decode_inputs,
+    check_encode_inputs,
+    check_transformer_inputs,
+)
 from ..parts.embedding import TokenEmbedding
 from ..parts.masks import causal_mask
-from ..parts.positional import POSITIONAL_ENCODINGS
-from .config import TransformerConfig, check_config
+from .choices import POSITIONS
+from .config import TransformerConfig
 from .stacks import Decoder, Encoder
 
 
@@ -48,12 +52,11 @@ class Transformer(nn.Module):
         self.config = c = config
         self.src_embed = TokenEmbedding(c.src_vocab_size, c.d_model)
         self.tgt_embed = TokenEmbedding(c.tgt_vocab_size, c.d_model)
-        self.positional = POSITIONAL_ENCODINGS[c.positional](
-            c.d_model, c.max_len, c.dropout
+        self.positional = POSITIONS[c.positional](
+            c.d_model, c.max_len, dropout=c.dropout
         )
-        sizes = (c.d_model, c.h, c.d_ff, c.N, c.dropout, c.activation, c.norm_first)
-        self.encoder = Encoder(*sizes, norm=c.norm)
-        self.decoder = Decoder(*sizes, norm=c.norm)
+        self.encoder = Encoder(c.d_model, c.h, c.d_ff, c.N, **c.layer_options())
+        self.decoder = Decoder(c.d_model, c.h, c.d_ff, c.N, **c.layer_options())
         self.out_proj = nn.Linear(c.d_model, c.tgt_vocab_size)
         if c.share_embeddings:
             self.tgt_embed.weight = self.src_embed.weight
@@ -96,7 +99,7 @@ class Transformer(nn.Module):
             ValueError: If an id is outside its vocabulary, a sequence is empty
                 or longer than ``max_len``, or a shape does not fit.
         """
-        _check_forward(self, src, tgt, src_mask, tgt_mask)
+        check_transformer_inputs(self, src, tgt, src_mask, tgt_mask)
         # (B, S, d_model)
         memory = self.encode(src, src_mask)
         # (B, L, V)
@@ -125,7 +128,7 @@ class Transformer(nn.Module):
             ValueError: If an id is outside the source vocabulary, ``src`` is
                 empty or longer than ``max_len``, or ``src_mask`` does not fit.
         """
-        _check_encode(self, src, src_mask)
+        check_encode_inputs(self, src, src_mask)
         # (B, S, d_model)
         x = self.positional(self.src_embed(src))
         return self.encoder(x, src_mask)
@@ -162,7 +165,7 @@ class Transformer(nn.Module):
             ValueError: If an id is outside the target vocabulary, ``tgt`` is
                 empty or longer than ``max_len``, or a shape does not fit.
         """
-        _check_decode(self, tgt, memory, src_mask, tgt_mask)
+        check_decode_inputs(self, tgt, memory, src_mask, tgt_mask)
         L = tgt.shape[1]
         if tgt_mask is None:
             # (L, L)
@@ -172,69 +175,3 @@ class Transformer(nn.Module):
         x = self.decoder(x, memory, tgt_mask, src_mask)
         # (B, L, V)
         return self.out_proj(x)
-
-
-@contract
-def _check_forward(
-    model: Transformer, src: object, tgt: object, src_mask: object, tgt_mask: object
-) -> None:
-    """Check the arguments of :meth:`Transformer.forward`; read the ids' range once."""
-    c, device = model.config, model.out_proj.weight.device
-    check_id_tensor("src", src, c.max_len, device)
-    check_id_tensor("tgt", tgt, c.max_len, device)
-    (B, S), L = src.shape, tgt.shape[1]
-    if tgt.shape[0] != B:
-        raise ValueError(
-            f"tgt must have shape (B, L) with B={B} as in src, "
-            f"got shape {shape_str(tgt.shape)}"
-        )
-    if src_mask is not None:  # it serves two attentions, (B, h, S, S) and (B, h, L, S)
-        check_mask("src_mask", src_mask, (B, c.h, S, S), "(B, h, S, S)", device=device)
-        _check_src_mask(src_mask, (B, c.h, L, S), "(B, h, L, S)", device)
-    _check_tgt_mask(tgt_mask, (B, c.h, L, L), device)
-    check_id_range(("src", src, c.src_vocab_size), ("tgt", tgt, c.tgt_vocab_size))
-
-
-@contract
-def _check_encode(model: Transformer, src: object, src_mask: object) -> None:
-    """Check the arguments of :meth:`Transformer.encode`."""
-    c, device = model.config, model.out_proj.weight.device
-    check_id_tensor("src", src, c.max_len, device)
-    B, S = src.shape
-    _check_src_mask(src_mask, (B, c.h, S, S), "(B, h, S, S)", device)
-    check_id_range(("src", src, c.src_vocab_size))
-
-
-@contract
-def _check_decode(
-    model: Transformer, tgt: object, memory: object, src_mask: object, tgt_mask: object
-) -> None:
-    """Check the arguments of :meth:`Transformer.decode`."""
-    c, weight = model.config, model.out_proj.weight
-    check_id_tensor("tgt", tgt, c.max_len, weight.device)
-    check_sequence("memory", memory, c.d_model, "(B, S, d_model)", weight)
-    (B, L), S = tgt.shape, memory.shape[1]
-    if memory.shape[0] != B:
-        raise ValueError(
-            f"memory must have shape (B, S, d_model) with B={B} as in tgt, "
-            f"got shape {shape_str(memory.shape)}"
-        )
-    _check_src_mask(src_mask, (B, c.h, L, S), "(B, h, L, S)", weight.device)
-    _check_tgt_mask(tgt_mask, (B, c.h, L, L), weight.device)
-    check_id_range(("tgt", tgt, c.tgt_vocab_size))
-
-
-def _check_src_mask(
-    mask: object, target: tuple[int, ...], expected: str, device: torch.device
-) -> None:
-    """A source mask differs between sequences, so it must be 4-D: ``(B, 1, 1, S)``."""
-    if mask is not None:
-        check_mask("src_mask", mask, target, expected, device=device, batched=True)
-
-
-def _check_tgt_mask(
-    mask: object, target: tuple[int, ...], device: torch.device
-) -> None:
-    """A target mask may be 2-D, ``(L, L)``, the same for every sequence."""
-    if mask is not None:
-        check_mask("tgt_mask", mask, target, "(B, h, L, L)", device=device)

@@ -5,24 +5,15 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ..checks.contract import contract, entry
-from ..checks.tensors import check_like, check_mask, check_sequence, shape_str
-from ..parts.feedforward import PositionwiseFeedForward
-from ..parts.gqa import GroupedQueryAttention
-from ..parts.kv_cache import LayerKVCache
+from ..checks.contract import entry
+from ..checks.layers import (
+    check_decoder_inputs,
+    check_encoder_inputs,
+    check_layer_options,
+)
 from ..parts.multihead import MultiHeadAttention
 from ..parts.norm import AddNorm
-from ..parts.rotary import RotaryEmbedding
-from ..parts.swiglu import SwiGLU
-
-
-def _feed_forward(
-    d_model: int, d_ff: int, dropout: float, activation: str
-) -> nn.Module:
-    """Build the feed-forward network an ``activation`` names; ``"swiglu"`` is gated."""
-    if activation == "swiglu":
-        return SwiGLU(d_model, d_ff, dropout=dropout)
-    return PositionwiseFeedForward(d_model, d_ff, dropout, activation)
+from .choices import FEED_FORWARDS, NORMS
 
 
 class EncoderLayer(nn.Module):
@@ -32,31 +23,28 @@ class EncoderLayer(nn.Module):
     multi-head self-attention, then the position-wise feed-forward network.
     The same ``dropout`` is used for the attention weights, the hidden
     feed-forward activations and both residual branches, as in PyTorch's
-    ``nn.TransformerEncoderLayer``.
+    ``nn.TransformerEncoderLayer``. Under a causal mask the same layer is a
+    layer of a decoder-only model.
 
     Args:
         d_model: Width of the sequence.
         h: Number of attention heads; must divide ``d_model``.
         d_ff: Hidden width of the feed-forward network.
         dropout: Dropout probability, in training only.
-        activation: ``"relu"``, ``"gelu"`` or ``"swiglu"`` (a
-            :class:`~transformer.parts.swiglu.SwiGLU` network of hidden width ``d_ff``).
+        activation: The feed-forward network, by name
+            (:data:`~transformer.models.choices.FEED_FORWARDS`): ``"relu"``
+            (the paper), ``"gelu"``, ``"swiglu"``.
         norm_first: ``False`` for post-norm (the paper), ``True`` for pre-norm.
         eps: The norms' ``eps``.
-        norm: ``"layer"`` (the paper) or ``"rms"``.
-        n_kv_heads: Key and value heads of a
-            :class:`~transformer.parts.gqa.GroupedQueryAttention`; with it or
-            ``rope``, the self-attention is grouped-query attention without
-            biases, else :class:`~transformer.parts.multihead.MultiHeadAttention`.
-        rope: A :class:`~transformer.parts.rotary.RotaryEmbedding` for the queries
-            and keys, shared by the layers of a stack.
+        norm: The norm, by name (:data:`~transformer.models.choices.NORMS`):
+            ``"layer"`` (the paper) or ``"rms"``.
+        self_attn: The self-attention module; ``None`` (the default) makes a
+            :class:`~transformer.parts.multihead.MultiHeadAttention`.
 
     Attributes:
-        self_attn: The :class:`~transformer.parts.multihead.MultiHeadAttention` (or
-            :class:`~transformer.parts.gqa.GroupedQueryAttention`); inside
-            :func:`~transformer.tools.record.record_attention` its ``attn_weights`` hold
-            the
-            latest ``(B, h, L, L)`` weights.
+        self_attn: The self-attention; inside
+            :func:`~transformer.tools.record.record_attention` its
+            ``attn_weights`` hold the latest ``(B, h, L, L)`` weights.
         feed_forward: The feed-forward network.
         add_norm1: Residual and norm around the self-attention.
         add_norm2: Residual and norm around the feed-forward network.
@@ -64,8 +52,7 @@ class EncoderLayer(nn.Module):
     Raises:
         TypeError: If an argument has the wrong type.
         ValueError: If a size is not positive, ``h`` does not divide
-            ``d_model``, ``dropout`` is outside ``[0, 1)`` or ``activation`` is
-            unknown.
+            ``d_model``, ``dropout`` is outside ``[0, 1)`` or a name is unknown.
     """
 
     def __init__(
@@ -73,33 +60,26 @@ class EncoderLayer(nn.Module):
         d_model: int,
         h: int,
         d_ff: int,
+        *,
         dropout: float = 0.0,
         activation: str = "relu",
         norm_first: bool = False,
         eps: float = 1e-5,
-        *,
         norm: str = "layer",
-        n_kv_heads: int | None = None,
-        rope: RotaryEmbedding | None = None,
+        self_attn: nn.Module | None = None,
     ) -> None:
         super().__init__()
+        check_layer_options(d_model, h, d_ff, activation, norm)
         self.d_model, self.h = d_model, h
-        if n_kv_heads is None and rope is None:
-            self.self_attn = MultiHeadAttention(d_model, h, dropout)
-        else:
-            kv = h if n_kv_heads is None else n_kv_heads
-            self.self_attn = GroupedQueryAttention(d_model, h, kv, rope, False, dropout)
-        self.feed_forward = _feed_forward(d_model, d_ff, dropout, activation)
-        self.add_norm1 = AddNorm(d_model, dropout, norm_first, eps, norm)
-        self.add_norm2 = AddNorm(d_model, dropout, norm_first, eps, norm)
+        self.self_attn = self_attn or MultiHeadAttention(d_model, h, dropout=dropout)
+        self.feed_forward = FEED_FORWARDS[activation](d_model, d_ff, dropout=dropout)
+        options = {"dropout": dropout, "norm_first": norm_first}
+        self.add_norm1 = AddNorm(d_model, norm=NORMS[norm](d_model, eps), **options)
+        self.add_norm2 = AddNorm(d_model, norm=NORMS[norm](d_model, eps), **options)
 
     @entry
     def forward(
-        self,
-        x: torch.Tensor,
-        mask: torch.Tensor | None = None,
-        *,
-        cache: LayerKVCache | None = None,
+        self, x: torch.Tensor, mask: torch.Tensor | None = None
     ) -> torch.Tensor:
         """Run self-attention and the feed-forward network over ``x``.
 
@@ -108,8 +88,6 @@ class EncoderLayer(nn.Module):
             mask: Optional boolean mask, ``True`` = may attend, broadcastable
                 to ``(B, h, L, S)``; typically a ``(B, 1, 1, L)`` padding mask.
                 A 2-D mask is read as ``(L, S)``, the same for every sequence.
-            cache: The layer's KV cache while generating; ``S`` counts the
-                cached positions too.
 
         Returns:
             The transformed sequence.
@@ -124,11 +102,8 @@ class EncoderLayer(nn.Module):
                 not boolean.
             ValueError: If ``x`` or ``mask`` has the wrong shape.
         """
-        check_encoder_inputs(self, x, mask, cache)
-        if isinstance(self.self_attn, GroupedQueryAttention):
-            x = self.add_norm1(x, lambda y: self.self_attn(y, mask, cache=cache))
-        else:
-            x = self.add_norm1(x, lambda y: self.self_attn(y, y, y, mask, cache=cache))
+        check_encoder_inputs(self, x, mask)
+        x = self.add_norm1(x, lambda y: self.self_attn(y, y, y, mask))
         return self.add_norm2(x, self.feed_forward)
 
 
@@ -145,17 +120,17 @@ class DecoderLayer(nn.Module):
         h: Number of attention heads; must divide ``d_model``.
         d_ff: Hidden width of the feed-forward network.
         dropout: Dropout probability, in training only.
-        activation: ``"relu"``, ``"gelu"`` or ``"swiglu"``.
+        activation: The feed-forward network, by name: ``"relu"``, ``"gelu"``,
+            ``"swiglu"``.
         norm_first: ``False`` for post-norm (the paper), ``True`` for pre-norm.
         eps: The norms' ``eps``.
-        norm: ``"layer"`` (the paper) or ``"rms"``.
+        norm: The norm, by name: ``"layer"`` (the paper) or ``"rms"``.
 
     Attributes:
         self_attn: Self-attention over the target, weights ``(B, h, L, L)``.
         cross_attn: Attention from the target to ``memory``, weights
-            ``(B, h, L,
-            S)``.
-        feed_forward: The :class:`~transformer.parts.feedforward.PositionwiseFeedForward`.
+            ``(B, h, L, S)``.
+        feed_forward: The feed-forward network.
         add_norm1: Residual and norm around the self-attention.
         add_norm2: Residual and norm around the cross-attention.
         add_norm3: Residual and norm around the feed-forward network.
@@ -163,8 +138,7 @@ class DecoderLayer(nn.Module):
     Raises:
         TypeError: If an argument has the wrong type.
         ValueError: If a size is not positive, ``h`` does not divide
-            ``d_model``, ``dropout`` is outside ``[0, 1)`` or ``activation`` is
-            unknown.
+            ``d_model``, ``dropout`` is outside ``[0, 1)`` or a name is unknown.
     """
 
     def __init__(
@@ -172,21 +146,23 @@ class DecoderLayer(nn.Module):
         d_model: int,
         h: int,
         d_ff: int,
+        *,
         dropout: float = 0.0,
         activation: str = "relu",
         norm_first: bool = False,
         eps: float = 1e-5,
-        *,
         norm: str = "layer",
     ) -> None:
         super().__init__()
+        check_layer_options(d_model, h, d_ff, activation, norm)
         self.d_model, self.h = d_model, h
-        self.self_attn = MultiHeadAttention(d_model, h, dropout)
-        self.cross_attn = MultiHeadAttention(d_model, h, dropout)
-        self.feed_forward = _feed_forward(d_model, d_ff, dropout, activation)
-        self.add_norm1 = AddNorm(d_model, dropout, norm_first, eps, norm)
-        self.add_norm2 = AddNorm(d_model, dropout, norm_first, eps, norm)
-        self.add_norm3 = AddNorm(d_model, dropout, norm_first, eps, norm)
+        self.self_attn = MultiHeadAttention(d_model, h, dropout=dropout)
+        self.cross_attn = MultiHeadAttention(d_model, h, dropout=dropout)
+        self.feed_forward = FEED_FORWARDS[activation](d_model, d_ff, dropout=dropout)
+        options = {"dropout": dropout, "norm_first": norm_first}
+        self.add_norm1 = AddNorm(d_model, norm=NORMS[norm](d_model, eps), **options)
+        self.add_norm2 = AddNorm(d_model, norm=NORMS[norm](d_model, eps), **options)
+        self.add_norm3 = AddNorm(d_model, norm=NORMS[norm](d_model, eps), **options)
 
     @entry
     def forward(
@@ -203,8 +179,9 @@ class DecoderLayer(nn.Module):
             memory: The encoder's output for the source sequence.
             self_mask: Optional boolean mask over the target, ``True`` = may
                 attend, broadcastable to ``(B, h, L, L)``; usually
-                :func:`~transformer.parts.masks.causal_mask`, possibly combined with
-                target padding. ``None`` lets every position see every other.
+                :func:`~transformer.parts.masks.causal_mask`, possibly combined
+                with target padding. ``None`` lets every position see every
+                other.
             cross_mask: Optional boolean mask over the source, ``True`` = may
                 attend, broadcastable to ``(B, h, L, S)``; usually the source's
                 ``(B, 1, 1, S)`` padding mask. It must be 4-D: give a ``(B, S)``
@@ -229,46 +206,3 @@ class DecoderLayer(nn.Module):
         x = self.add_norm1(x, lambda y: self.self_attn(y, y, y, self_mask))
         x = self.add_norm2(x, lambda y: self.cross_attn(y, memory, memory, cross_mask))
         return self.add_norm3(x, self.feed_forward)
-
-
-@contract
-def check_encoder_inputs(
-    module: nn.Module, x: object, mask: object, cache: object = None
-) -> None:
-    """Check the arguments of an encoder layer or stack: a sequence and its mask."""
-    weight = next(module.parameters())
-    check_sequence("x", x, module.d_model, "(B, L, d_model)", weight)
-    B, L, _ = x.shape
-    S = L + (0 if cache is None else cache.length)  # a stack's KVCache has one too
-    if mask is not None:
-        target = (B, module.h, L, S)
-        check_mask("mask", mask, target, "(B, h, L, S)", device=x.device)
-
-
-@contract
-def check_decoder_inputs(
-    module: nn.Module, x: object, memory: object, self_mask: object, cross_mask: object
-) -> None:
-    """Check the arguments of a decoder layer or stack: target, memory, two masks.
-
-    ``cross_mask`` must be 4-D: a 2-D ``(B, S)`` padding mask would be read as
-    ``(L, S)``, and silently so when ``B == L``.
-    """
-    weight = next(module.parameters())
-    check_sequence("x", x, module.d_model, "(B, L, d_model)", weight)
-    check_sequence("memory", memory, module.d_model, "(B, S, d_model)")
-    (B, L, _), S, h = x.shape, memory.shape[1], module.h
-    if memory.shape[0] != B:
-        raise ValueError(
-            f"memory must have shape (B, S, d_model) with B={B} as in x, "
-            f"got shape {shape_str(memory.shape)}"
-        )
-    check_like("memory", memory, x, "x")
-    if self_mask is not None:
-        target = (B, h, L, L)
-        check_mask("self_mask", self_mask, target, "(B, h, L, L)", device=x.device)
-    if cross_mask is not None:
-        target, where = (B, h, L, S), "(B, h, L, S)"
-        check_mask(
-            "cross_mask", cross_mask, target, where, device=x.device, batched=True
-        )

@@ -1,26 +1,63 @@
-"""Stacks of ``N`` identical layers: the encoder and the decoder."""
+"""Stacks of ``N`` layers: the encoder, the decoder, and a decoder-only model's."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 import torch
 import torch.nn as nn
 
 from ..checks.contract import entry
-from ..checks.tensors import check_positive_int
-from ..parts.kv_cache import KVCache
-from ..parts.norm import NORMS
-from .layers import (
-    DecoderLayer,
-    EncoderLayer,
+from ..checks.layers import (
     check_decoder_inputs,
     check_encoder_inputs,
+    check_stack_options,
 )
+from .choices import final_norm
+from .layers import DecoderLayer, EncoderLayer
 
 
-class _Stack(nn.Module):
-    """``N`` layers of one kind and an optional final norm; see :class:`Encoder`."""
+class LayerStack(nn.Module):
+    """``N`` layers and the norm after the last one; the stacks below add ``forward``.
 
-    layer_kind: type[EncoderLayer] | type[DecoderLayer]
+    Args:
+        layers: The layers, run in turn.
+        norm: The final norm; ``nn.Identity()`` for none.
+
+    Attributes:
+        layers: The layers, an ``nn.ModuleList``.
+        norm: The final norm, ``nn.Identity()`` when there is none.
+    """
+
+    def __init__(self, layers: Iterable[nn.Module], norm: nn.Module) -> None:
+        super().__init__()
+        self.layers = nn.ModuleList(layers)
+        self.norm = norm
+        first = self.layers[0]
+        self.d_model, self.h = first.d_model, first.h
+
+
+class Encoder(LayerStack):
+    """Pass the source through ``N`` encoder layers in turn, then the final norm.
+
+    Args:
+        d_model: Width of the sequences.
+        h: Number of attention heads; must divide ``d_model``.
+        d_ff: Hidden width of the feed-forward networks.
+        N: Number of layers (6 in the paper).
+        final_norm: Whether a norm follows the last layer. ``None`` (the
+            default) means "when ``norm_first``": a pre-norm stack leaves its
+            output unnormalised and needs one, while a post-norm stack
+            already ends in a norm.
+        **options: The options of every
+            :class:`~transformer.models.layers.EncoderLayer`: ``dropout``,
+            ``activation``, ``norm_first``, ``eps``, ``norm``.
+
+    Raises:
+        TypeError: If an argument has the wrong type.
+        ValueError: If a size is not positive, ``h`` does not divide
+            ``d_model``, ``dropout`` is outside ``[0, 1)`` or a name is unknown.
+    """
 
     def __init__(
         self,
@@ -28,83 +65,25 @@ class _Stack(nn.Module):
         h: int,
         d_ff: int,
         N: int,
-        dropout: float = 0.0,
-        activation: str = "relu",
-        norm_first: bool = False,
-        final_norm: bool | None = None,
-        eps: float = 1e-5,
         *,
-        norm: str = "layer",
-        **attention: object,
+        final_norm: bool | None = None,
+        **options: object,
     ) -> None:
-        super().__init__()
-        check_positive_int("N", N)
-        self.d_model, self.h = d_model, h
-        args = (d_model, h, d_ff, dropout, activation, norm_first, eps)
-        self.layers = nn.ModuleList(
-            self.layer_kind(*args, norm=norm, **attention) for _ in range(N)
-        )
-        if final_norm is not None and not isinstance(final_norm, bool):
-            raise TypeError(
-                f"final_norm must be a bool or None, got {type(final_norm).__name__}"
-            )
-        # A pre-norm stack leaves its output unnormalised; a post-norm one ends in a
-        # norm.
-        wanted = norm_first if final_norm is None else final_norm
-        self.norm = NORMS[norm](d_model, eps) if wanted else None
-
-
-class Encoder(_Stack):
-    """Pass the source through ``N`` :class:`~transformer.models.layers.EncoderLayer` in
-    turn.
-
-    Args:
-        d_model: Width of the sequences.
-        h: Number of attention heads; must divide ``d_model``.
-        d_ff: Hidden width of the feed-forward networks.
-        N: Number of layers (6 in the paper).
-        dropout: Dropout probability, in training only.
-        activation: ``"relu"``, ``"gelu"`` or ``"swiglu"``.
-        norm_first: ``False`` for post-norm layers (the paper), ``True`` for pre-norm.
-        final_norm: Whether a :class:`~transformer.parts.norm.LayerNorm` follows the
-            last layer. ``None`` (the default) means "when ``norm_first``":
-            a pre-norm stack leaves its output unnormalised and needs one,
-            while a post-norm stack already ends in a norm.
-        eps: The norms' ``eps``.
-        norm: ``"layer"`` (the paper) or ``"rms"``, in the layers and at the end.
-        **attention: For an encoder stack, ``n_kv_heads`` and ``rope`` of its
-            :class:`~transformer.models.layers.EncoderLayer` layers.
-
-    Attributes:
-        layers: The ``N`` layers, an ``nn.ModuleList``.
-        norm: The final norm, or ``None``.
-
-    Raises:
-        TypeError: If an argument has the wrong type.
-        ValueError: If a size is not positive, ``h`` does not divide
-            ``d_model``, ``dropout`` is outside ``[0, 1)`` or ``activation`` is
-            unknown.
-    """
-
-    layer_kind = EncoderLayer
+        check_stack_options(N, final_norm)
+        layers = [EncoderLayer(d_model, h, d_ff, **options) for _ in range(N)]
+        super().__init__(layers, stack_norm(d_model, final_norm, options))
 
     @entry
     def forward(
-        self,
-        x: torch.Tensor,
-        mask: torch.Tensor | None = None,
-        *,
-        cache: KVCache | None = None,
+        self, x: torch.Tensor, mask: torch.Tensor | None = None
     ) -> torch.Tensor:
-        """Encode ``x`` with every layer in turn, then the final norm if any.
+        """Encode ``x`` with every layer in turn, then the final norm.
 
         Args:
             x: The embedded source sequence.
             mask: Optional boolean mask, ``True`` = may attend, broadcastable
                 to ``(B, h, S, S)``; typically the ``(B, 1, 1, S)`` padding mask.
                 A 2-D mask is read as ``(S, S)``, the same for every sequence.
-            cache: One KV cache per layer, in a decoder-only model that
-                generates; the mask then also covers the cached positions.
 
         Returns:
             The memory that the decoder attends to.
@@ -119,45 +98,45 @@ class Encoder(_Stack):
                 not boolean.
             ValueError: If ``x`` or ``mask`` has the wrong shape.
         """
-        check_encoder_inputs(self, x, mask, cache)
-        for i, layer in enumerate(self.layers):
-            x = layer(x, mask, cache=None if cache is None else cache[i])
-        return x if self.norm is None else self.norm(x)
+        check_encoder_inputs(self, x, mask)
+        for layer in self.layers:
+            x = layer(x, mask)
+        return self.norm(x)
 
 
-class Decoder(_Stack):
-    """Pass the target through ``N`` :class:`~transformer.models.layers.DecoderLayer`
-    in turn.
+class Decoder(LayerStack):
+    """Pass the target through ``N`` decoder layers in turn, then the final norm.
 
     Args:
         d_model: Width of the sequences.
         h: Number of attention heads; must divide ``d_model``.
         d_ff: Hidden width of the feed-forward networks.
         N: Number of layers (6 in the paper).
-        dropout: Dropout probability, in training only.
-        activation: ``"relu"``, ``"gelu"`` or ``"swiglu"``.
-        norm_first: ``False`` for post-norm layers (the paper), ``True`` for pre-norm.
-        final_norm: Whether a :class:`~transformer.parts.norm.LayerNorm` follows the
-            last layer. ``None`` (the default) means "when ``norm_first``":
-            a pre-norm stack leaves its output unnormalised and needs one,
-            while a post-norm stack already ends in a norm.
-        eps: The norms' ``eps``.
-        norm: ``"layer"`` (the paper) or ``"rms"``, in the layers and at the end.
-        **attention: For an encoder stack, ``n_kv_heads`` and ``rope`` of its
-            :class:`~transformer.models.layers.EncoderLayer` layers.
-
-    Attributes:
-        layers: The ``N`` layers, an ``nn.ModuleList``.
-        norm: The final norm, or ``None``.
+        final_norm: Whether a norm follows the last layer; ``None`` means
+            "when ``norm_first``", as for :class:`Encoder`.
+        **options: The options of every
+            :class:`~transformer.models.layers.DecoderLayer`: ``dropout``,
+            ``activation``, ``norm_first``, ``eps``, ``norm``.
 
     Raises:
         TypeError: If an argument has the wrong type.
         ValueError: If a size is not positive, ``h`` does not divide
-            ``d_model``, ``dropout`` is outside ``[0, 1)`` or ``activation`` is
-            unknown.
+            ``d_model``, ``dropout`` is outside ``[0, 1)`` or a name is unknown.
     """
 
-    layer_kind = DecoderLayer
+    def __init__(
+        self,
+        d_model: int,
+        h: int,
+        d_ff: int,
+        N: int,
+        *,
+        final_norm: bool | None = None,
+        **options: object,
+    ) -> None:
+        check_stack_options(N, final_norm)
+        layers = [DecoderLayer(d_model, h, d_ff, **options) for _ in range(N)]
+        super().__init__(layers, stack_norm(d_model, final_norm, options))
 
     @entry
     def forward(
@@ -167,7 +146,7 @@ class Decoder(_Stack):
         self_mask: torch.Tensor | None = None,
         cross_mask: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """Decode ``x`` against ``memory`` with every layer, then the final norm if any.
+        """Decode ``x`` against ``memory`` with every layer, then the final norm.
 
         Args:
             x: The embedded target sequence.
@@ -194,4 +173,35 @@ class Decoder(_Stack):
         check_decoder_inputs(self, x, memory, self_mask, cross_mask)
         for layer in self.layers:
             x = layer(x, memory, self_mask, cross_mask)
-        return x if self.norm is None else self.norm(x)
+        return self.norm(x)
+
+
+class DecoderOnlyStack(LayerStack):
+    """The ``N`` layers of a decoder-only model, then its final norm.
+
+    Each layer is an :class:`~transformer.models.layers.EncoderLayer`:
+    self-attention and a feed-forward network, with no memory to attend to.
+    The model's causal mask is what makes the stack a decoder. The model
+    builds the layers from its config and checks its inputs itself.
+    """
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        """Run every layer under ``mask``, then the final norm.
+
+        Shape:
+            - x: ``(B, L, d_model)``; mask: broadcastable to ``(B, h, L, S)``
+            - output: ``(B, L, d_model)``
+        """
+        for layer in self.layers:
+            x = layer(x, mask)
+        return self.norm(x)
+
+
+def stack_norm(d_model: int, wanted: bool | None, options: dict) -> nn.Module:
+    """The final norm of a stack built with the layer ``options``: by default,
+    a norm when the layers are pre-norm, none when they are post-norm."""
+    norm_first = options.get("norm_first", False)
+    wanted = norm_first if wanted is None else wanted
+    return final_norm(
+        d_model, wanted, options.get("norm", "layer"), options.get("eps", 1e-5)
+    )

@@ -111,59 +111,41 @@ def _check_attention(
         check_mask("mask", mask, (*batch, L, S), "(..., L, S)", device=query.device)
 
 
-def _attend(
-    q: torch.Tensor,
-    k: torch.Tensor,
-    v: torch.Tensor,
-    mask: torch.Tensor | None,
-    dropout_p: float,
-    need_weights: bool,
-) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """Attend from ``h`` query heads to ``h`` or fewer key/value heads.
+def fused_attention(
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    mask: torch.Tensor | None = None,
+    dropout_p: float = 0.0,
+) -> torch.Tensor:
+    """Compute what :func:`scaled_dot_product_attention` computes, in PyTorch's kernel.
 
-    Without weights, PyTorch's fused ``F.scaled_dot_product_attention``
-    computes the output and no ``(L, S)`` matrix is kept. With weights, the
-    package's own :func:`~transformer.parts.attention.scaled_dot_product_attention`
-    runs instead. A query whose mask row is all ``False`` gets a zero output
-    on both paths.
-
-    This is the inside of the attention modules, called after their inputs
-    were checked; it does not check them again.
+    ``F.scaled_dot_product_attention`` fuses the scores, the softmax and the
+    weighted sum, and keeps no ``(L, S)`` weights. Its one difference is a
+    query whose mask row is all ``False``: PyTorch gives it NaN, the package
+    a zero output; here it gets zero too. The attention modules call this
+    after checking their inputs; it does not check them again.
 
     Args:
-        q: Queries of ``h`` heads.
-        k: Keys of ``h_kv`` heads.
-        v: Values of ``h_kv`` heads.
+        query: Queries.
+        key: Keys.
+        value: Values.
         mask: Optional boolean mask, ``True`` = may attend.
         dropout_p: Probability of zeroing an attention weight.
-        need_weights: Return the weights too, through the package's own function.
 
     Returns:
-        A pair ``(output, weights)``; ``weights`` is ``None`` on the fast path.
+        The output, without the weights.
 
     Shape:
-        - q: ``(B, h, L, d_k)``
-        - k, v: ``(B, h_kv, S, d_k)``, ``h_kv`` dividing ``h``
+        - query: ``(B, h, L, d_k)``; key, value: ``(B, h, S, d_k)``
         - mask: broadcastable to ``(B, h, L, S)``
-        - output: ``(B, h, L, d_k)``, and weights ``(B, h, L, S)`` or ``None``
+        - output: ``(B, h, L, d_k)``
     """
-    if need_weights:
-        group = q.shape[1] // k.shape[1]
-        # (B, h, S, d_k)
-        k = k.repeat_interleave(group, dim=1)
-        # (B, h, S, d_k)
-        v = v.repeat_interleave(group, dim=1)
-        return scaled_dot_product_attention(q, k, v, mask, dropout_p)
     if mask is None:
-        out = F.scaled_dot_product_attention(
-            q, k, v, dropout_p=dropout_p, enable_gqa=True
-        )
-        return out, None
-    # A fully masked row may attend anywhere here; its output is zeroed below.
-    # (..., L, 1)
+        return F.scaled_dot_product_attention(query, key, value, dropout_p=dropout_p)
+    # (..., L, 1): a query that may attend nowhere attends everywhere, then gets 0
     blocked = ~mask.any(dim=-1, keepdim=True)
-    # (B, h, L, d_k)
     out = F.scaled_dot_product_attention(
-        q, k, v, attn_mask=mask | blocked, dropout_p=dropout_p, enable_gqa=True
+        query, key, value, attn_mask=mask | blocked, dropout_p=dropout_p
     )
-    return out.masked_fill(blocked, 0.0), None
+    return out.masked_fill(blocked, 0.0)

@@ -5,53 +5,41 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ..checks.contract import contract, entry
-from ..checks.tensors import (
-    check_divisible,
-    check_mask,
-    check_positive_int,
-    check_probability,
-    check_sequence,
-)
-from .attention import _attend
+from ..checks.multihead import check_attention_sizes, check_rope
 from .kv_cache import LayerKVCache
+from .multihead import MultiHeadAttention, split_heads
 from .rotary import RotaryEmbedding
 
 
-class GroupedQueryAttention(nn.Module):
-    """Self-attention whose ``h`` query heads share ``n_kv_heads`` key and value heads.
+class GroupedQueryAttention(MultiHeadAttention):
+    """Multi-head attention whose ``h`` query heads share ``n_kv_heads`` kv heads.
 
     Query heads come in ``n_kv_heads`` groups of ``h // n_kv_heads``; the heads
     of one group read the same keys and values (Ainslie et al., 2023).
     ``n_kv_heads == h`` is multi-head attention, ``n_kv_heads == 1`` is
     multi-query attention (Shazeer, 2019). Fewer key and value heads mean
-    smaller ``w_k`` and ``w_v`` and, above all, a smaller KV cache when
-    generating. Optionally, a :class:`~transformer.parts.rotary.RotaryEmbedding`
-    turns the queries and keys by their positions.
+    smaller ``w_k`` and ``w_v`` and, above all, a smaller KV cache. It is
+    :class:`~transformer.parts.multihead.MultiHeadAttention` with two steps
+    changed: :meth:`project` (fewer key/value heads, rotary positions, the
+    cache) and :meth:`attend` (each key/value head serves its group).
 
     Args:
         d_model: Width of the inputs and of the output.
         h: Number of query heads; must divide ``d_model``.
         n_kv_heads: Number of key and value heads; must divide ``h``.
-        rope: Rotary embedding for heads of width ``d_k = d_model // h``, or
-            ``None`` for no positions here.
-        bias: Whether the four projections have a bias (LLaMA: no).
+            ``None`` means ``h``.
+        rope: A :class:`~transformer.parts.rotary.RotaryEmbedding` for heads
+            of width ``d_k``, or ``None`` for no positions here.
         dropout: Probability of zeroing an attention weight, in training only.
+        bias: Whether the four projections have a bias (LLaMA: no).
 
     Attributes:
-        w_q: Projection of the queries, ``d_model`` to ``h * d_k``.
-        w_k: Projection of the keys, ``d_model`` to ``n_kv_heads * d_k``.
-        w_v: Projection of the values, ``d_model`` to ``n_kv_heads * d_k``.
-        w_o: Output projection, ``h * d_k`` to ``d_model``.
+        w_k, w_v: Projections of the keys and values, ``d_model`` to
+            ``n_kv_heads * d_k``.
         rope: The rotary embedding, or ``None``.
-        attn_weights: The weights of the latest call that asked for them
-            (``need_weights=True`` or inside
-            :func:`~transformer.tools.record.record_attention`), detached, ``(B, h, L,
-            S)``;
-            ``None`` after a call that did not.
-        record_weights: Whether every call keeps its weights, as
-            if
-            ``need_weights=True``; :func:`~transformer.tools.record.record_attention` sets it.
+        cache: The :class:`~transformer.parts.kv_cache.LayerKVCache` that a
+            :class:`~transformer.parts.kv_cache.KVCache` attaches while it
+            runs the model, else ``None``.
 
     Raises:
         TypeError: If a size is not an int.
@@ -64,104 +52,57 @@ class GroupedQueryAttention(nn.Module):
         self,
         d_model: int,
         h: int,
-        n_kv_heads: int,
+        *,
+        n_kv_heads: int | None = None,
         rope: RotaryEmbedding | None = None,
-        bias: bool = False,
         dropout: float = 0.0,
+        bias: bool = False,
     ) -> None:
-        super().__init__()
-        self.d_model = check_positive_int("d_model", d_model)
-        self.h = check_positive_int("h", h)
-        self.n_kv_heads = check_positive_int("n_kv_heads", n_kv_heads)
-        check_divisible("d_model", d_model, "h", h)
-        check_divisible("h", h, "n_kv_heads", n_kv_heads)
-        self.d_k = d_model // h
-        self.dropout = check_probability("dropout", dropout)
-        if rope is not None and (
-            not isinstance(rope, RotaryEmbedding) or rope.d_k != self.d_k
-        ):
-            raise ValueError(
-                f"rope must be a RotaryEmbedding with d_k={self.d_k}, got {rope!r}"
-            )
-        self.rope = rope
-        self.w_q = nn.Linear(d_model, h * self.d_k, bias=bias)
+        n_kv_heads = h if n_kv_heads is None else n_kv_heads
+        check_attention_sizes(d_model, h, dropout, n_kv_heads)
+        super().__init__(d_model, h, dropout=dropout, bias=bias)
+        check_rope(rope, self.d_k)
+        self.n_kv_heads, self.rope = n_kv_heads, rope
         self.w_k = nn.Linear(d_model, n_kv_heads * self.d_k, bias=bias)
         self.w_v = nn.Linear(d_model, n_kv_heads * self.d_k, bias=bias)
-        self.w_o = nn.Linear(h * self.d_k, d_model, bias=bias)
-        self.attn_weights: torch.Tensor | None = None
-        self.record_weights = False
+        self.cache: LayerKVCache | None = None
 
-    @entry
-    def forward(
-        self,
-        x: torch.Tensor,
-        mask: torch.Tensor | None = None,
-        *,
-        need_weights: bool = False,
-        cache: LayerKVCache | None = None,
-    ) -> torch.Tensor:
-        """Attend from every position of ``x`` to those of ``x`` (and of the cache).
-
-        Args:
-            x: The sequence.
-            mask: Optional boolean mask, ``True`` = may attend, broadcastable to
-                ``(B, h, L, S)``; ``S = L`` plus the cached positions.
-            need_weights: Compute through the package's own attention and keep
-                the weights in :attr:`attn_weights`; otherwise PyTorch's fused
-                kernel computes the output and no weights are stored.
-            cache: The layer's KV cache: the new keys and values are appended
-                to it, and the queries attend to all of them. The positions of
-                ``x`` continue those in the cache.
-
-        Returns:
-            The attended sequence.
-
-        Shape:
-            - x: ``(B, L, d_model)``
-            - mask: broadcastable to ``(B, h, L, S)``
-            - output: ``(B, L, d_model)``
-
-        Raises:
-            TypeError: If ``x`` is not a floating-point tensor or ``mask`` not boolean.
-            ValueError: If ``x`` or ``mask`` has the wrong shape.
-        """
-        _check_gqa(self, x, mask, cache)
-        B, L, _ = x.shape
-        offset = 0 if cache is None else cache.length
+    def project(
+        self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Project into ``h`` query heads and ``n_kv_heads`` key/value heads;
+        turn queries and keys by their positions; extend the cache."""
+        start = 0 if self.cache is None else self.cache.length
         # (B, h, L, d_k)
-        q = self.w_q(x).view(B, L, self.h, self.d_k).transpose(1, 2)
+        q = split_heads(self.w_q(query), self.h)
         # (B, h_kv, L, d_k)
-        k = self.w_k(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        k = split_heads(self.w_k(key), self.n_kv_heads)
         # (B, h_kv, L, d_k)
-        v = self.w_v(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = split_heads(self.w_v(value), self.n_kv_heads)
         if self.rope is not None:
-            q, k = self.rope(q, offset), self.rope(k, offset)
-        if cache is not None:
-            # (B, h_kv, S, d_k) each
-            k, v = cache.update(k, v)
-        dropout_p = self.dropout if self.training else 0.0
-        keep = need_weights or self.record_weights
-        # (B, h, L, d_k)
-        heads, weights = _attend(q, k, v, mask, dropout_p, keep)
-        # (B, h, L, S)
-        self.attn_weights = None if weights is None else weights.detach()
-        # (B, L, h * d_k)
-        concat = heads.transpose(1, 2).reshape(B, L, self.h * self.d_k)
-        return self.w_o(concat)
+            q, k = self.rope(q, start), self.rope(k, start)
+        if self.cache is not None:
+            # (B, h_kv, T + L, d_k) each: the cached positions, then the new ones
+            k, v = self.cache.update(k, v)
+        return q, k, v
+
+    def attend(
+        self,
+        q: torch.Tensor,
+        k: torch.Tensor,
+        v: torch.Tensor,
+        mask: torch.Tensor | None,
+        need_weights: bool,
+    ) -> torch.Tensor:
+        """Give each query head the key/value head of its group, then attend."""
+        group = self.h // self.n_kv_heads
+        # (B, h, S, d_k): each key/value head repeated for its group's query heads
+        k = k.repeat_interleave(group, dim=1)
+        # (B, h, S, d_k)
+        v = v.repeat_interleave(group, dim=1)
+        return super().attend(q, k, v, mask, need_weights)
 
     def extra_repr(self) -> str:
         """Show the sizes when the module is printed."""
         sizes = f"d_model={self.d_model}, h={self.h}, n_kv_heads={self.n_kv_heads}"
         return f"{sizes}, d_k={self.d_k}"
-
-
-@contract
-def _check_gqa(
-    attn: GroupedQueryAttention, x: object, mask: object, cache: LayerKVCache | None
-) -> None:
-    """Check the arguments of :meth:`GroupedQueryAttention.forward`."""
-    check_sequence("x", x, attn.d_model)
-    B, L, _ = x.shape
-    if mask is not None:
-        S = L + (0 if cache is None else cache.length)
-        check_mask("mask", mask, (B, attn.h, L, S), "(B, h, L, S)")

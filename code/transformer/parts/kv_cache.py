@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import torch
+import torch.nn as nn
 
-from ..checks.tensors import check_positive_int, check_tensor, shape_str
+from ..checks.tensors import check_tensor, shape_str
 
 
 class LayerKVCache:
@@ -65,33 +66,55 @@ class LayerKVCache:
 
 
 class KVCache:
-    """One :class:`LayerKVCache` per attention layer of a model.
+    """The keys and values of every attention layer of a decoder-only model.
 
-    Pass it to :meth:`~transformer.models.decoder_only.DecoderOnlyTransformer.forward`
-    as
-    ``cache=``: each call then computes keys and values for the new tokens
-    only, appends them, and attends over everything cached.
+    Calling the cache with new token ids runs the model over them: each
+    attention layer that can hold a cache (it has a ``cache`` attribute, as
+    :class:`~transformer.parts.gqa.GroupedQueryAttention` does) gets its
+    :class:`LayerKVCache` for the call, computes keys and values for the new
+    tokens only, appends them, and attends over everything cached. The new
+    tokens take the positions after the cached ones.
     :func:`~transformer.inference.generate.generate` does this for you.
 
     Args:
-        n_layers: The number of attention layers, ``N``.
+        model: A decoder-only model whose attention layers can hold a cache.
 
     Raises:
-        TypeError: If ``n_layers`` is not an int.
-        ValueError: If ``n_layers`` is not positive.
+        TypeError: If ``model`` has no attention layer that can hold a cache.
+
+    Example::
+
+        cache = KVCache(model)
+        logits = cache(prompt)  # (B, L, V); the cache now holds L positions
+        logits = cache(next_ids)  # (B, 1, V), at position L
     """
 
-    def __init__(self, n_layers: int) -> None:
-        self.layers = [
-            LayerKVCache() for _ in range(check_positive_int("n_layers", n_layers))
-        ]
+    def __init__(self, model: nn.Module) -> None:
+        self.model = model
+        self.attentions = check_cacheable(model)
+        self.layers = [LayerKVCache() for _ in self.attentions]
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        """Run the model over the new tokens ``x`` and return their logits.
+
+        Shape:
+            - x: ``(B, L)``, the tokens after the ``T`` cached ones
+            - output: ``(B, L, V)``
+        """
+        for attn, layer in zip(self.attentions, self.layers):
+            attn.cache = layer
+        try:
+            return self.model(x, start=self.length)
+        finally:
+            for attn in self.attentions:
+                attn.cache = None
 
     def __getitem__(self, i: int) -> LayerKVCache:
-        """Return the cache of layer ``i``."""
+        """Return the cache of attention layer ``i``."""
         return self.layers[i]
 
     def __len__(self) -> int:
-        """Return the number of layers."""
+        """Return the number of attention layers."""
         return len(self.layers)
 
     @property
@@ -108,3 +131,16 @@ class KVCache:
             for t in (layer.key, layer.value)
             if t is not None
         )
+
+
+def check_cacheable(model: object) -> list[nn.Module]:
+    """Return the attention layers of ``model`` that can hold a cache, or raise."""
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
+    found = [m for m in model.modules() if hasattr(m, "cache") and m is not model]
+    if not found:
+        raise TypeError(
+            f"model must have attention layers that can hold a KV cache "
+            f"(GroupedQueryAttention), got {type(model).__name__} with none"
+        )
+    return found

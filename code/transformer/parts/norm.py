@@ -7,19 +7,13 @@ from collections.abc import Callable
 import torch
 import torch.nn as nn
 
-from ..checks.contract import contract, entry
-from ..checks.tensors import (
-    check_choice,
-    check_float,
-    check_last_dim,
-    check_like,
-    check_positive_float,
-    check_positive_int,
-    check_probability,
-    check_sequence,
-    check_tensor,
+from ..checks.contract import entry
+from ..checks.norms import (
+    check_add_norm,
+    check_add_norm_options,
+    check_layer_norm,
+    check_norm_sizes,
 )
-from .rmsnorm import RMSNorm
 
 
 class LayerNorm(nn.Module):
@@ -47,8 +41,8 @@ class LayerNorm(nn.Module):
 
     def __init__(self, d_model: int, eps: float = 1e-5) -> None:
         super().__init__()
-        self.d_model = check_positive_int("d_model", d_model)
-        self.eps = check_positive_float("eps", eps)
+        check_norm_sizes(d_model, eps)
+        self.d_model, self.eps = d_model, eps
         self.weight = nn.Parameter(torch.ones(d_model))
         self.bias = nn.Parameter(torch.zeros(d_model))
 
@@ -70,7 +64,7 @@ class LayerNorm(nn.Module):
             TypeError: If ``x`` is not a tensor.
             ValueError: If the last axis of ``x`` is not ``d_model``.
         """
-        _check_layer_norm(self, x)
+        check_layer_norm(self, x)
         # (..., 1)
         mean = x.mean(dim=-1, keepdim=True)
         # (..., 1)
@@ -80,10 +74,6 @@ class LayerNorm(nn.Module):
     def extra_repr(self) -> str:
         """Show the sizes when the module is printed."""
         return f"d_model={self.d_model}, eps={self.eps}"
-
-
-NORMS: dict[str, type[nn.Module]] = {"layer": LayerNorm, "rms": RMSNorm}
-"""The normalisations a layer may use, by name."""
 
 
 class AddNorm(nn.Module):
@@ -101,12 +91,12 @@ class AddNorm(nn.Module):
         d_model: Width of the sequence.
         dropout: Dropout probability on the sublayer's output, in training only.
         norm_first: ``False`` for post-norm, ``True`` for pre-norm.
-        eps: The norm's ``eps``.
-        norm: ``"layer"`` for :class:`LayerNorm` (the paper), ``"rms"`` for
-            :class:`~transformer.parts.rmsnorm.RMSNorm`.
+        eps: The ``eps`` of the :class:`LayerNorm` made when ``norm`` is ``None``.
+        norm: The normalisation module to use, of width ``d_model``; ``None``
+            (the default) makes a :class:`LayerNorm`, the paper's.
 
     Attributes:
-        norm: The :class:`LayerNorm` or :class:`~transformer.parts.rmsnorm.RMSNorm`.
+        norm: The normalisation module.
 
     Raises:
         TypeError: If an argument has the wrong type.
@@ -117,19 +107,17 @@ class AddNorm(nn.Module):
     def __init__(
         self,
         d_model: int,
+        *,
         dropout: float = 0.0,
         norm_first: bool = False,
         eps: float = 1e-5,
-        norm: str = "layer",
+        norm: nn.Module | None = None,
     ) -> None:
         super().__init__()
-        if not isinstance(norm_first, bool):
-            raise TypeError(
-                f"norm_first must be a bool, got {type(norm_first).__name__}"
-            )
+        check_add_norm_options(d_model, dropout, norm_first, norm)
         self.norm_first = norm_first
-        self.norm = NORMS[check_choice("norm", norm, tuple(NORMS))](d_model, eps)
-        self.dropout = nn.Dropout(check_probability("dropout", dropout))
+        self.norm = LayerNorm(d_model, eps) if norm is None else norm
+        self.dropout = nn.Dropout(dropout)
 
     def forward(
         self, x: torch.Tensor, sublayer: Callable[[torch.Tensor], torch.Tensor]
@@ -152,7 +140,7 @@ class AddNorm(nn.Module):
             TypeError: If ``x`` is not a floating-point tensor.
             ValueError: If ``x`` is not ``(B, L, d_model)``.
         """
-        _check_add_norm(self, x, sublayer)
+        check_add_norm(self, x, sublayer)
         if self.norm_first:
             return x + self.dropout(sublayer(self.norm(x)))
         return self.norm(x + self.dropout(sublayer(x)))
@@ -160,20 +148,3 @@ class AddNorm(nn.Module):
     def extra_repr(self) -> str:
         """Show which arrangement is used when the module is printed."""
         return "pre-norm" if self.norm_first else "post-norm"
-
-
-@contract
-def _check_layer_norm(norm: LayerNorm, x: object) -> None:
-    """Check the argument of :meth:`LayerNorm.forward`."""
-    check_tensor("x", x, min_ndim=1, expected="(..., d_model)")
-    check_float("x", x, "(..., d_model)")
-    check_last_dim("x", x, norm.d_model, "(..., d_model)")
-    check_like("x", x, norm.weight, "the module's weights")
-
-
-@contract
-def _check_add_norm(add_norm: AddNorm, x: object, sublayer: object) -> None:
-    """Check the arguments of :meth:`AddNorm.forward`."""
-    check_sequence("x", x, add_norm.norm.d_model, weight=add_norm.norm.weight)
-    if not callable(sublayer):
-        raise TypeError(f"sublayer must be callable, got {type(sublayer).__name__}")

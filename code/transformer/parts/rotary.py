@@ -123,3 +123,16 @@ def _check_rotary(rope: RotaryEmbedding, x: object, offset: object) -> None:
             f"positions offset + L = {offset} + {L} run past max_len={rope.max_len}: "
             f"x has shape {shape_str(x.shape)}; build the module with a larger max_len"
         )
+
+
+class EmbeddingDropout(nn.Module):
+    """Dropout on the embeddings, and no positions: a model with rotary positions
+    turns its queries and keys instead (:class:`RotaryEmbedding`)."""
+
+    def __init__(self, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor, start: int = 0) -> torch.Tensor:
+        """Return ``dropout(x)``; ``start`` is ignored."""
+        return self.dropout(x)

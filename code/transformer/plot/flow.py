@@ -190,12 +190,8 @@ def cross_attention_flow(
 
     def hook(attn: nn.Module, args: tuple, output: torch.Tensor) -> None:
         query, key, _, mask = (*args, None)[:4]
-        B, h, d_k = query.shape[0], attn.h, attn.d_k
-        # (B, h, L or S, d_k)
-        q, k = (
-            w(x).view(B, -1, h, d_k).transpose(1, 2)
-            for w, x in ((attn.w_q, query), (attn.w_k, key))
-        )
+        # (B, h, L, d_k) and (B, h, S, d_k)
+        q, k, _ = attn.project(query, key, key)
         # (B, h, L, S)
         weights.append(scaled_dot_product_attention(q, k, k, mask)[1])
 

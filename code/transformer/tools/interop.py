@@ -100,17 +100,17 @@ def from_torch(module: nn.Module) -> nn.Module:
         ours = MultiHeadAttention(
             module.embed_dim,
             module.num_heads,
-            module.dropout,
+            dropout=module.dropout,
             bias=module.in_proj_bias is not None,
         )
     elif isinstance(module, (nn.TransformerEncoderLayer, nn.TransformerDecoderLayer)):
-        ours = _OURS[type(module)](*_torch_layer_args(module))
+        sizes, options = _torch_layer_args(module)
+        ours = _OURS[type(module)](*sizes, **options)
     elif isinstance(module, (nn.TransformerEncoder, nn.TransformerDecoder)):
-        # (d_model, h, d_ff, ..., eps)
-        args = _torch_layer_args(module.layers[0])
-        _check_torch_final_norm(module.norm, args[-1])
+        sizes, options = _torch_layer_args(module.layers[0])
+        _check_torch_final_norm(module.norm, options["eps"])
         N, final_norm = len(module.layers), module.norm is not None
-        ours = _OURS[type(module)](*args[:3], N, *args[3:6], final_norm, args[6])
+        ours = _OURS[type(module)](*sizes, N, final_norm=final_norm, **options)
     else:
         raise TypeError(
             "module must be an nn.MultiheadAttention, nn.TransformerEncoderLayer, "
@@ -167,7 +167,7 @@ def to_torch(module: nn.Module) -> nn.Module:
     else:
         layer = _torch_layer(module.layers[0], factory)
         norm = None
-        if module.norm is not None:
+        if not isinstance(module.norm, nn.Identity):
             norm = nn.LayerNorm(module.norm.d_model, module.norm.eps, **factory)
         if isinstance(module, Encoder):
             theirs = nn.TransformerEncoder(
@@ -214,8 +214,8 @@ def _activation_name(module: nn.Module) -> str:
     raise ValueError(f"module.activation must be relu or exact gelu, got {act!r}")
 
 
-def _torch_layer_args(module: nn.Module) -> tuple:
-    """Read ``(d_model, h, d_ff, dropout, activation, norm_first, eps)`` off a layer."""
+def _torch_layer_args(module: nn.Module) -> tuple[tuple, dict]:
+    """Read ``(d_model, h, d_ff)`` and the options of our layer off a torch layer."""
     attn = module.self_attn
     _check_torch_attention(attn)
     biases = (attn.in_proj_bias, module.linear1.bias, module.norm1.bias)
@@ -223,15 +223,14 @@ def _torch_layer_args(module: nn.Module) -> tuple:
         raise ValueError(
             "module must have biases (bias=True); layers without them are not supported"
         )
-    return (
-        attn.embed_dim,
-        attn.num_heads,
-        module.linear1.out_features,
-        module.dropout.p,
-        _activation_name(module),
-        module.norm_first,
-        module.norm1.eps,
-    )
+    sizes = (attn.embed_dim, attn.num_heads, module.linear1.out_features)
+    options = {
+        "dropout": module.dropout.p,
+        "activation": _activation_name(module),
+        "norm_first": module.norm_first,
+        "eps": module.norm1.eps,
+    }
+    return sizes, options
 
 
 def _torch_layer(layer: EncoderLayer | DecoderLayer, factory: dict) -> nn.Module:
@@ -275,7 +274,7 @@ def _pairs(ours: nn.Module, theirs: nn.Module) -> Pairs:
     elif isinstance(ours, (Encoder, Decoder)):
         for our_layer, their_layer in zip(ours.layers, theirs.layers, strict=True):
             yield from _pairs(our_layer, their_layer)
-        if ours.norm is not None:
+        if not isinstance(ours.norm, nn.Identity):
             yield from _pairs(ours.norm, theirs.norm)
 
 

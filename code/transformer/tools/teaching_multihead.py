@@ -24,48 +24,27 @@ import math
 import torch
 import torch.nn as nn
 
-from ..checks.tensors import (
-    check_divisible,
-    check_mask,
-    check_positive_int,
-    check_sequence,
-)
+from ..checks.multihead import check_attention_inputs, check_attention_sizes
 from ..parts.attention import scaled_dot_product_attention
 from ..parts.multihead import MultiHeadAttention
 
 
 class _MultiHeadSizes(nn.Module):
-    """Keep ``d_model``, ``h``, ``d_k``; check inputs as ``MultiHeadAttention`` does."""
+    """Keep ``d_model``, ``h``, ``d_k``, checked as ``MultiHeadAttention`` does."""
 
     def __init__(self, d_model: int, h: int) -> None:
         super().__init__()
-        self.d_model = check_positive_int("d_model", d_model)
-        self.h = check_positive_int("h", h)
-        check_divisible("d_model", d_model, "h", h)
-        self.d_k = d_model // h
+        check_attention_sizes(d_model, h, 0.0)
+        self.d_model, self.h, self.d_k = d_model, h, d_model // h
 
-    def _check_inputs(
-        self,
-        query: torch.Tensor,
-        key: torch.Tensor,
-        value: torch.Tensor,
-        mask: torch.Tensor | None,
-    ) -> torch.Tensor | None:
-        """Check the inputs' shapes; return the mask expanded to ``(B, h, L, S)``."""
-        check_sequence("query", query, self.d_model, "(B, L, d_model)")
-        check_sequence("key", key, self.d_model, "(B, S, d_model)")
-        check_sequence("value", value, self.d_model, "(B, S, d_model)")
-        (B, L, _), S = query.shape, key.shape[1]
-        if key.shape[0] != B or value.shape != key.shape:
-            raise ValueError(
-                f"key and value must have shape (B, S, d_model) with B={B} "
-                "as in query, "
-                f"got key {tuple(key.shape)} and value {tuple(value.shape)}"
-            )
-        if mask is None:
-            return None
-        target = (B, self.h, L, S)
-        return check_mask("mask", mask, target, "(B, h, L, S)").expand(target)
+
+def _mask_per_head(
+    mask: torch.Tensor | None, query: torch.Tensor, key: torch.Tensor, h: int
+) -> torch.Tensor | None:
+    """Expand a checked mask to ``(B, h, L, S)``: head ``i`` reads ``mask[:, i]``."""
+    if mask is None:
+        return None
+    return mask.expand(query.shape[0], h, query.shape[1], key.shape[1])
 
 
 class AttentionHead(nn.Module):
@@ -161,7 +140,8 @@ class HeadwiseMultiHeadAttention(_MultiHeadSizes):
         :meth:`MultiHeadAttention.forward
         <transformer.parts.multihead.MultiHeadAttention.forward>`.
         """
-        mask = self._check_inputs(query, key, value, mask)
+        check_attention_inputs(self, query, key, value, mask)
+        mask = _mask_per_head(mask, query, key, self.h)
         outputs = [
             head(query, key, value, None if mask is None else mask[:, i])  # (B, L, d_k)
             for i, head in enumerate(self.heads)
@@ -256,7 +236,8 @@ class EinsumMultiHeadAttention(_MultiHeadSizes):
         <transformer.parts.multihead.MultiHeadAttention.forward>`;
         a fully masked row gives a zero output.
         """
-        mask = self._check_inputs(query, key, value, mask)
+        check_attention_inputs(self, query, key, value, mask)
+        mask = _mask_per_head(mask, query, key, self.h)
         # (B, h, L, d_k)
         q = torch.einsum("bld,hkd->bhlk", query, self.w_q)
         # (B, h, S, d_k)
