@@ -131,7 +131,7 @@ html_theme_options = {
 # documentation is not part of this offline build (no intersphinx), so
 # nitpicky mode is told not to look for it.
 nitpick_ignore_regex = [
-    ("py:class", r"(torch|matplotlib|collections\.abc)\..*"),
+    ("py:class", r"(torch|nn|matplotlib|collections\.abc)\..*"),
 ]
 # A docstring's "Shape:" section (not a napoleon section) splits its fields in
 # two lists; with the default target, autodoc would list every parameter's

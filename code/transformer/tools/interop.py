@@ -3,7 +3,7 @@
 The pairs:
 
 * :class:`~transformer.parts.multihead.MultiHeadAttention` and
-``nn.MultiheadAttention``;
+  ``nn.MultiheadAttention``;
 * :class:`~transformer.models.layers.EncoderLayer` and ``nn.TransformerEncoderLayer``;
 * :class:`~transformer.models.layers.DecoderLayer` and ``nn.TransformerDecoderLayer``;
 * :class:`~transformer.models.stacks.Encoder` and ``nn.TransformerEncoder``;
