@@ -42,7 +42,7 @@ turn their queries and keys instead."""
 
 
 def final_norm(
-    d_model: int, wanted: bool, norm: str = "layer", eps: float = 1e-5
+    d_model: int, *, wanted: bool, norm: str = "layer", eps: float = 1e-5
 ) -> nn.Module:
     """The norm at the end of a stack: ``NORMS[norm]``, or ``nn.Identity`` when
     not ``wanted`` (a post-norm stack already ends in a norm)."""

@@ -67,9 +67,7 @@ class DecoderOnlyTransformer(nn.Module):
             )
             for _ in range(c.N)
         ]
-        self.stack = DecoderOnlyStack(
-            layers, stack_norm(c.d_model, None, c.layer_options())
-        )
+        self.stack = DecoderOnlyStack(layers, stack_norm(c.d_model, c.layer_options()))
         self.out_proj = nn.Linear(c.d_model, c.vocab_size)
         if c.share_embeddings:
             self.out_proj.weight = self.embed.weight

@@ -71,7 +71,7 @@ class Encoder(LayerStack):
     ) -> None:
         check_stack_options(N, final_norm)
         layers = [EncoderLayer(d_model, h, d_ff, **options) for _ in range(N)]
-        super().__init__(layers, stack_norm(d_model, final_norm, options))
+        super().__init__(layers, stack_norm(d_model, options, wanted=final_norm))
 
     @entry
     def forward(
@@ -136,7 +136,7 @@ class Decoder(LayerStack):
     ) -> None:
         check_stack_options(N, final_norm)
         layers = [DecoderLayer(d_model, h, d_ff, **options) for _ in range(N)]
-        super().__init__(layers, stack_norm(d_model, final_norm, options))
+        super().__init__(layers, stack_norm(d_model, options, wanted=final_norm))
 
     @entry
     def forward(
@@ -197,11 +197,10 @@ class DecoderOnlyStack(LayerStack):
         return self.norm(x)
 
 
-def stack_norm(d_model: int, wanted: bool | None, options: dict) -> nn.Module:
+def stack_norm(d_model: int, options: dict, *, wanted: bool | None = None) -> nn.Module:
     """The final norm of a stack built with the layer ``options``: by default,
     a norm when the layers are pre-norm, none when they are post-norm."""
     norm_first = options.get("norm_first", False)
     wanted = norm_first if wanted is None else wanted
-    return final_norm(
-        d_model, wanted, options.get("norm", "layer"), options.get("eps", 1e-5)
-    )
+    norm, eps = options.get("norm", "layer"), options.get("eps", 1e-5)
+    return final_norm(d_model, wanted=wanted, norm=norm, eps=eps)

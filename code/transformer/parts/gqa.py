@@ -92,6 +92,7 @@ class GroupedQueryAttention(MultiHeadAttention):
         k: torch.Tensor,
         v: torch.Tensor,
         mask: torch.Tensor | None,
+        *,
         need_weights: bool,
     ) -> torch.Tensor:
         """Give each query head the key/value head of its group, then attend."""
@@ -100,7 +101,7 @@ class GroupedQueryAttention(MultiHeadAttention):
         k = k.repeat_interleave(group, dim=1)
         # (B, h, S, d_k)
         v = v.repeat_interleave(group, dim=1)
-        return super().attend(q, k, v, mask, need_weights)
+        return super().attend(q, k, v, mask, need_weights=need_weights)
 
     def extra_repr(self) -> str:
         """Show the sizes when the module is printed."""

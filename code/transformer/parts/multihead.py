@@ -126,7 +126,7 @@ class MultiHeadAttention(nn.Module):
         check_attention_inputs(self, query, key, value, mask)
         q, k, v = self.project(query, key, value)
         # (B, h, L, d_k)
-        heads = self.attend(q, k, v, mask, need_weights)
+        heads = self.attend(q, k, v, mask, need_weights=need_weights)
         # (B, L, h * d_k): the heads side by side again
         concat = heads.transpose(1, 2).flatten(2)
         return self.w_o(concat)
@@ -149,6 +149,7 @@ class MultiHeadAttention(nn.Module):
         k: torch.Tensor,
         v: torch.Tensor,
         mask: torch.Tensor | None,
+        *,
         need_weights: bool,
     ) -> torch.Tensor:
         """Attend in every head: the book's function if the weights are wanted,

@@ -61,7 +61,7 @@ class AttentionHead(nn.Module):
         w_v: Projection of the values, ``d_model`` to ``d_k``.
     """
 
-    def __init__(self, d_model: int, d_k: int, bias: bool = True) -> None:
+    def __init__(self, d_model: int, d_k: int, *, bias: bool = True) -> None:
         super().__init__()
         self.w_q = nn.Linear(d_model, d_k, bias=bias)
         self.w_k = nn.Linear(d_model, d_k, bias=bias)
@@ -120,10 +120,10 @@ class HeadwiseMultiHeadAttention(_MultiHeadSizes):
         ValueError: If a size is not positive or ``h`` does not divide ``d_model``.
     """
 
-    def __init__(self, d_model: int, h: int, bias: bool = True) -> None:
+    def __init__(self, d_model: int, h: int, *, bias: bool = True) -> None:
         super().__init__(d_model, h)
         self.heads = nn.ModuleList(
-            AttentionHead(d_model, self.d_k, bias) for _ in range(h)
+            AttentionHead(d_model, self.d_k, bias=bias) for _ in range(h)
         )
         self.w_o = nn.Linear(d_model, d_model, bias=bias)
 
@@ -207,7 +207,7 @@ class EinsumMultiHeadAttention(_MultiHeadSizes):
         ValueError: If a size is not positive or ``h`` does not divide ``d_model``.
     """
 
-    def __init__(self, d_model: int, h: int, bias: bool = True) -> None:
+    def __init__(self, d_model: int, h: int, *, bias: bool = True) -> None:
         super().__init__(d_model, h)
         d_k = self.d_k
         # Initialised as MultiHeadAttention's nn.Linear layers are; from_multihead
