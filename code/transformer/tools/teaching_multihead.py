@@ -163,7 +163,7 @@ class HeadwiseMultiHeadAttention(_MultiHeadSizes):
             A new module that computes what ``mha`` computes in evaluation mode.
         """
         bias = mha.w_q.bias is not None
-        ours = cls(mha.d_model, mha.h, bias).to(mha.w_q.weight)
+        ours = cls(mha.d_model, mha.h, bias=bias).to(mha.w_q.weight)
         with torch.no_grad():
             for i, head in enumerate(ours.heads):
                 rows = slice(i * mha.d_k, (i + 1) * mha.d_k)
@@ -277,7 +277,7 @@ class EinsumMultiHeadAttention(_MultiHeadSizes):
         """
         h, d_k, d_model = mha.h, mha.d_k, mha.d_model
         bias = mha.w_q.bias is not None
-        ours = cls(d_model, h, bias).to(mha.w_q.weight)
+        ours = cls(d_model, h, bias=bias).to(mha.w_q.weight)
         with torch.no_grad():
             for name in ("q", "k", "v"):
                 fused = getattr(mha, f"w_{name}")
