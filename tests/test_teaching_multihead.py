@@ -64,7 +64,7 @@ def test_teaching_variant_has_as_many_parameters_as_multihead(variant):
     for d_model, h in [(12, 3), (16, 1), (16, 16)]:
         for bias in (True, False):
             expected = 4 * (d_model * d_model + (d_model if bias else 0))
-            assert count_parameters(variant(d_model, h, bias)) == expected
+            assert count_parameters(variant(d_model, h, bias=bias)) == expected
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
