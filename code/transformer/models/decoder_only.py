@@ -55,7 +55,7 @@ class DecoderOnlyTransformer(nn.Module):
             self.rope = RotaryEmbedding(c.d_model // c.h, c.max_len)
         else:
             kind = POSITIONAL_ENCODINGS[c.positional]
-            self.positional = kind(c.d_model, c.max_len, c.dropout)
+            self.positional = kind(c.d_model, c.max_len, dropout=c.dropout)
             self.rope = None
         attention = {"n_kv_heads": c.n_kv_heads, "rope": self.rope} if c.grouped else {}
         self.stack = Encoder(

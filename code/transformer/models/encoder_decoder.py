@@ -49,7 +49,7 @@ class Transformer(nn.Module):
         self.src_embed = TokenEmbedding(c.src_vocab_size, c.d_model)
         self.tgt_embed = TokenEmbedding(c.tgt_vocab_size, c.d_model)
         self.positional = POSITIONAL_ENCODINGS[c.positional](
-            c.d_model, c.max_len, c.dropout
+            c.d_model, c.max_len, dropout=c.dropout
         )
         sizes = (c.d_model, c.h, c.d_ff, c.N, c.dropout, c.activation, c.norm_first)
         self.encoder = Encoder(*sizes, norm=c.norm)
