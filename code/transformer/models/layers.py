@@ -22,7 +22,9 @@ def _feed_forward(
     """Build the feed-forward network an ``activation`` names; ``"swiglu"`` is gated."""
     if activation == "swiglu":
         return SwiGLU(d_model, d_ff, dropout=dropout)
-    return PositionwiseFeedForward(d_model, d_ff, dropout, activation)
+    return PositionwiseFeedForward(
+        d_model, d_ff, dropout=dropout, activation=activation
+    )
 
 
 class EncoderLayer(nn.Module):
