@@ -135,7 +135,8 @@ def test_attention_dropout_zeroes_weights_and_rescales():
             (torch.randn(2, 3, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 6)),
             {"mask": torch.ones(2, 3, 4, dtype=torch.bool)},
             ValueError,
-            r"mask must broadcast to \(\.\.\., L, S\) = \(2, 3, 5\), got shape \(2, 3, 4\)",
+            r"mask must broadcast to \(\.\.\., L, S\) = \(2, 3, 5\), "
+            r"got shape \(2, 3, 4\)",
         ),
         (
             (

@@ -35,7 +35,8 @@ def test_token_embedding_gradients_reach_every_parameter():
         (
             torch.tensor([[0, 10]]),
             ValueError,
-            r"ids must hold token ids in \[0, V\) = \[0, 10\), got 10 in a tensor of shape \(1, 2",
+            r"ids must hold token ids in \[0, V\) = \[0, 10\), got 10 "
+            r"in a tensor of shape \(1, 2",
         ),
         (
             torch.tensor([[-1, 3]]),

@@ -41,6 +41,13 @@ def test_positionwise_feed_forward_gradients_reach_every_parameter():
     assert_gradients_reach_every_parameter(ffn, ffn(torch.randn(2, 5, 8)))
 
 
+def test_positionwise_feed_forward_takes_its_options_by_keyword_only():
+    with pytest.raises(TypeError, match="positional argument"):
+        PositionwiseFeedForward(8, 16, 0.1)
+    ffn = PositionwiseFeedForward(8, 16, dropout=0.25, activation="gelu")
+    assert ffn.dropout.p == 0.25 and isinstance(ffn.activation, torch.nn.GELU)
+
+
 def test_positionwise_feed_forward_dropout_acts_only_in_training():
     ffn = PositionwiseFeedForward(8, 64, dropout=0.5)
     x = torch.randn(2, 5, 8)
@@ -48,24 +55,30 @@ def test_positionwise_feed_forward_dropout_acts_only_in_training():
 
 
 @pytest.mark.parametrize(
-    ("args", "error", "match"),
+    ("args", "kwargs", "error", "match"),
     [
-        ((8, 0), ValueError, "d_ff must be a positive int"),
-        ((-8, 16), ValueError, "d_model must be a positive int"),
+        ((8, 0), {}, ValueError, "d_ff must be a positive int"),
+        ((-8, 16), {}, ValueError, "d_model must be a positive int"),
         (
-            (8, 16, 0.1, "tanh"),
+            (8, 16),
+            {"dropout": 0.1, "activation": "tanh"},
             ValueError,
             r"activation must be 'relu' or 'gelu', got 'tanh'",
         ),
-        ((8, 16, 0.1, torch.relu), TypeError, r"activation must be 'relu' or 'gelu'"),
-        ((8, 16, -0.1), ValueError, "dropout must be in"),
+        (
+            (8, 16),
+            {"dropout": 0.1, "activation": torch.relu},
+            TypeError,
+            r"activation must be 'relu' or 'gelu'",
+        ),
+        ((8, 16), {"dropout": -0.1}, ValueError, "dropout must be in"),
     ],
 )
 def test_positionwise_feed_forward_rejects_bad_constructor_arguments(
-    args, error, match
+    args, kwargs, error, match
 ):
     with pytest.raises(error, match=match):
-        PositionwiseFeedForward(*args)
+        PositionwiseFeedForward(*args, **kwargs)
 
 
 @pytest.mark.parametrize(
@@ -74,7 +87,8 @@ def test_positionwise_feed_forward_rejects_bad_constructor_arguments(
         (
             torch.randn(2, 5, 7),
             ValueError,
-            r"x must have shape \(B, L, d_model\) with last dimension 8, got shape \(2, 5, 7\)",
+            r"x must have shape \(B, L, d_model\) with last dimension 8, "
+            r"got shape \(2, 5, 7\)",
         ),
         (torch.randn(2, 3, 5, 8), ValueError, r"x must have 3 dimensions"),
         (torch.randn(0, 5, 8), ValueError, r"x must not be empty"),

@@ -37,6 +37,14 @@ def test_padding_mask_accepts_tensor_and_explicit_length():
     assert m[:, 0, 0].tolist() == [[True, True, False], [False, False, False]]
 
 
+def test_padding_mask_takes_lengths_as_a_list_a_tuple_or_int32():
+    expected = padding_mask([2, 1], S=3)
+    assert torch.equal(padding_mask((2, 1), S=3), expected)
+    assert torch.equal(
+        padding_mask(torch.tensor([2, 1], dtype=torch.int32), 3), expected
+    )
+
+
 def test_padding_and_causal_masks_combine_by_broadcasting():
     both = causal_mask(4) & padding_mask([4, 2])
     assert both.shape == (2, 1, 4, 4)
@@ -48,6 +56,7 @@ def test_padding_and_causal_masks_combine_by_broadcasting():
     "lengths,S,error,match",
     [
         ([2.0, 1.0], None, TypeError, "lengths must be a sequence of ints"),
+        (3, None, TypeError, "lengths must be a sequence of ints, got 3"),
         (torch.tensor([1.0]), None, TypeError, "lengths must hold integers"),
         ([], None, ValueError, r"lengths must have shape \(B,\)"),
         (torch.ones(2, 2, dtype=torch.long), None, ValueError, r"got \(2, 2\)"),

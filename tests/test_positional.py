@@ -51,6 +51,34 @@ def test_learned_positional_embedding_adds_its_rows_and_learns_them():
 
 
 @pytest.mark.parametrize("kind", KINDS)
+def test_positional_start_equals_slicing_a_longer_sequence(kind):
+    module = kind(6, 10).eval()
+    x = torch.randn(2, 7, 6)
+    torch.testing.assert_close(module(x[:, 4:], start=4), module(x)[:, 4:])
+    torch.testing.assert_close(module(x[:, 4:], 4), module(x)[:, 4:])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_positional_rejects_a_bad_start(kind):
+    module = kind(4, 6)
+    with pytest.raises(TypeError, match=r"start must be an int >= 0, got -1"):
+        module(torch.randn(1, 2, 4), start=-1)
+    with pytest.raises(TypeError, match=r"start must be an int >= 0, got 1.0"):
+        module(torch.randn(1, 2, 4), start=1.0)
+    with pytest.raises(
+        ValueError, match=r"x has sequence length L=7, longer than max_len=6"
+    ):
+        module(torch.randn(1, 3, 4), start=4)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_positional_takes_dropout_by_keyword_only(kind):
+    with pytest.raises(TypeError, match="positional argument"):
+        kind(4, 8, 0.1)
+    assert kind(4, 8, dropout=0.25).dropout.p == 0.25
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_positional_dropout_acts_only_in_training(kind):
     module = kind(8, 16, dropout=0.5)
     x = torch.randn(2, 5, 8)
@@ -79,7 +107,8 @@ def test_positional_accepts_exactly_max_len_and_rejects_longer(kind):
         (
             torch.randn(2, 5, 3),
             ValueError,
-            r"x must have shape \(B, L, d_model\) with last dimension 4, got shape \(2, 5, 3\)",
+            r"x must have shape \(B, L, d_model\) with last dimension 4, "
+            r"got shape \(2, 5, 3\)",
         ),
         (torch.randn(2, 0, 4), ValueError, r"x must not be empty"),
         (
@@ -96,17 +125,17 @@ def test_positional_rejects_bad_inputs(kind, x, error, match):
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize(
-    ("args", "error", "match"),
+    ("args", "kwargs", "error", "match"),
     [
-        ((0, 8), ValueError, "d_model must be a positive int"),
-        ((4, -1), ValueError, "max_len must be a positive int"),
-        ((4, 8.5), TypeError, "max_len must be a positive int"),
-        ((4, 8, 1.5), ValueError, "dropout must be in"),
+        ((0, 8), {}, ValueError, "d_model must be a positive int"),
+        ((4, -1), {}, ValueError, "max_len must be a positive int"),
+        ((4, 8.5), {}, TypeError, "max_len must be a positive int"),
+        ((4, 8), {"dropout": 1.5}, ValueError, "dropout must be in"),
     ],
 )
-def test_positional_rejects_bad_constructor_arguments(kind, args, error, match):
+def test_positional_rejects_bad_constructor_arguments(kind, args, kwargs, error, match):
     with pytest.raises(error, match=match):
-        kind(*args)
+        kind(*args, **kwargs)
 
 
 def test_sinusoidal_positional_encoding_rejects_odd_d_model():

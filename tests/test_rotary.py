@@ -3,8 +3,9 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from _support import assert_close
+from _support import assert_close, assert_dropout_only_in_training
 from transformer import RotaryEmbedding
+from transformer.parts.rotary import EmbeddingDropout
 
 
 def test_rope_preserves_norms():
@@ -48,6 +49,34 @@ def test_rope_offset_equals_slicing_a_longer_sequence():
     rope = RotaryEmbedding(8, max_len=16)
     x = torch.randn(2, 2, 10, 8)
     assert_close(rope(x[:, :, 4:], offset=4), rope(x)[:, :, 4:])
+
+
+def test_rope_takes_base_by_keyword_only():
+    with pytest.raises(TypeError, match="positional argument"):
+        RotaryEmbedding(4, 8, 100.0)
+    assert RotaryEmbedding(4, 8).base == 10000.0
+    with pytest.raises(ValueError, match="base must be a positive float"):
+        RotaryEmbedding(4, 8, base=0.0)
+
+
+def test_embedding_dropout_drops_in_training_and_ignores_start():
+    module = EmbeddingDropout(0.5)
+    x = torch.randn(2, 5, 8)
+    assert_dropout_only_in_training(module, lambda: module(x, start=3))
+    assert torch.equal(module.eval()(x, 7), x)
+    assert list(module.parameters()) == []
+
+
+def test_embedding_dropout_rejects_bad_input():
+    with pytest.raises(ValueError, match="dropout must be in"):
+        EmbeddingDropout(1.0)
+    module = EmbeddingDropout()
+    with pytest.raises(TypeError, match="start must be an int >= 0, got -1"):
+        module(torch.randn(1, 2, 4), start=-1)
+    with pytest.raises(TypeError, match="x must be a floating-point tensor"):
+        module(torch.ones(1, 2, 4, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"x must have 3 dimensions.*\(2, 4\)"):
+        module(torch.randn(2, 4))
 
 
 def test_rope_rejects_bad_input():

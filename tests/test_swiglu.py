@@ -36,8 +36,21 @@ def test_swiglu_with_two_thirds_of_d_ff_has_the_parameters_of_a_relu_network():
     assert count_parameters(swiglu) == relu_weights == 2 * d_model * d_ff
 
 
+def test_swiglu_takes_bias_and_dropout_by_keyword_only():
+    with pytest.raises(TypeError, match="positional argument"):
+        SwiGLU(8, 12, True)
+    assert SwiGLU(8, 12, dropout=0.25).dropout.p == 0.25
+
+
+def test_swiglu_rejects_an_input_of_another_dtype_than_its_weights():
+    with pytest.raises(TypeError, match=r"x must have the dtype of .*float32"):
+        SwiGLU(4, 8)(torch.randn(2, 3, 4, dtype=torch.float64))
+
+
 def test_swiglu_rejects_bad_input():
     with pytest.raises(ValueError, match=r"\(B, L, d_model\).*\(2, 3, 5\)"):
         SwiGLU(4, 8)(torch.randn(2, 3, 5))
     with pytest.raises(ValueError, match="d_ff"):
         SwiGLU(4, 0)
+    with pytest.raises(ValueError, match="dropout must be in"):
+        SwiGLU(4, 8, dropout=1.0)

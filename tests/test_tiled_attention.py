@@ -73,9 +73,8 @@ def test_tiled_attention_never_forms_a_score_matrix_larger_than_a_block():
     assert naive.numel == 2 * 256 * 256  # the (B, h, L, S) scores
     assert tiled.numel == q.numel()  # the output itself; every block is smaller
     scores = largest_tensor(lambda: tiled_attention(q[..., :1, :], q, q, block_size=32))
-    assert (
-        scores.numel <= 2 * 32 * 8
-    )  # one query: the biggest thing is a (1, 32) row or v block
+    # One query: the biggest thing is a (1, 32) row or v block.
+    assert scores.numel <= 2 * 32 * 8
 
 
 def test_tiled_attention_rejects_bad_input():

@@ -7,14 +7,8 @@ import math
 import torch
 import torch.nn.functional as F
 
-from ..checks.contract import contract, entry
-from ..checks.tensors import (
-    check_like,
-    check_mask,
-    check_probability,
-    check_tensor,
-    shape_str,
-)
+from ..checks.attention import check_attention
+from ..checks.contract import entry
 
 
 @entry
@@ -55,7 +49,7 @@ def scaled_dot_product_attention(
             ``mask`` is not boolean.
         ValueError: If the shapes do not fit together.
     """
-    _check_attention(query, key, value, mask, dropout_p)
+    check_attention(query, key, value, mask, dropout_p)
     d_k = query.shape[-1]
     # (..., L, S)
     scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)
@@ -73,42 +67,6 @@ def scaled_dot_product_attention(
     # (..., L, d_v)
     output = weights @ value
     return output, weights
-
-
-@contract
-def _check_attention(
-    query: object, key: object, value: object, mask: object, dropout_p: object
-) -> None:
-    """Check the arguments of :func:`scaled_dot_product_attention`."""
-    check_tensor("query", query, min_ndim=2, expected="(..., L, d_k)")
-    check_tensor("key", key, min_ndim=2, expected="(..., S, d_k)")
-    check_tensor("value", value, min_ndim=2, expected="(..., S, d_v)")
-    check_probability("dropout_p", dropout_p)
-    for name, x in (("key", key), ("value", value)):
-        check_like(name, x, query, "query")
-    if key.shape[-1] != query.shape[-1]:
-        raise ValueError(
-            "key must have the same last dimension d_k as query: expected (..., S, "
-            f"{query.shape[-1]}), got key shape {shape_str(key.shape)}"
-        )
-    if value.shape[-2] != key.shape[-2]:
-        raise ValueError(
-            "value must have one row per key position: expected "
-            f"(..., {key.shape[-2]}, d_v), got value shape {shape_str(value.shape)}"
-        )
-    try:
-        batch = torch.broadcast_shapes(
-            query.shape[:-2], key.shape[:-2], value.shape[:-2]
-        )
-    except RuntimeError:
-        raise ValueError(
-            "query, key and value must have broadcastable leading dimensions, got "
-            f"shapes {shape_str(query.shape)}, {shape_str(key.shape)}, "
-            f"{shape_str(value.shape)}"
-        ) from None
-    if mask is not None:
-        L, S = query.shape[-2], key.shape[-2]
-        check_mask("mask", mask, (*batch, L, S), "(..., L, S)", device=query.device)
 
 
 def fused_attention(

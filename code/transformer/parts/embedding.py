@@ -8,9 +8,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from ..checks.contract import contract, entry
-from ..checks.ids import check_token_ids
-from ..checks.tensors import check_positive_int
+from ..checks.contract import entry
+from ..checks.parts import check_embedding_input, check_sizes
 
 
 class TokenEmbedding(nn.Module):
@@ -37,9 +36,9 @@ class TokenEmbedding(nn.Module):
     """
 
     def __init__(self, V: int, d_model: int) -> None:
+        check_sizes(V=V, d_model=d_model)
         super().__init__()
-        self.V = check_positive_int("V", V)
-        self.d_model = check_positive_int("d_model", d_model)
+        self.V, self.d_model = V, d_model
         self.weight = nn.Parameter(torch.randn(V, d_model) / math.sqrt(d_model))
 
     @entry
@@ -61,16 +60,10 @@ class TokenEmbedding(nn.Module):
             ValueError: If ``ids`` is not ``(B, L)``, is empty, or holds an id
                 outside ``[0, V)``.
         """
-        _check_embedding(self, ids)
+        check_embedding_input(self, ids)
         # (B, L, d_model)
         return F.embedding(ids, self.weight) * math.sqrt(self.d_model)
 
     def extra_repr(self) -> str:
         """Show the sizes when the module is printed."""
         return f"V={self.V}, d_model={self.d_model}"
-
-
-@contract
-def _check_embedding(embedding: TokenEmbedding, ids: object) -> None:
-    """Check the argument of :meth:`TokenEmbedding.forward`."""
-    check_token_ids("ids", ids, embedding.V, device=embedding.weight.device)

@@ -5,13 +5,8 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ..checks.contract import contract, entry
-from ..checks.tensors import (
-    check_choice,
-    check_positive_int,
-    check_probability,
-    check_sequence,
-)
+from ..checks.contract import entry
+from ..checks.parts import check_feedforward_args, check_feedforward_input
 
 ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "gelu": nn.GELU}
 """The activations a feed-forward network may use, by name."""
@@ -44,17 +39,19 @@ class PositionwiseFeedForward(nn.Module):
     """
 
     def __init__(
-        self, d_model: int, d_ff: int, dropout: float = 0.0, activation: str = "relu"
+        self,
+        d_model: int,
+        d_ff: int,
+        *,
+        dropout: float = 0.0,
+        activation: str = "relu",
     ) -> None:
+        check_feedforward_args(d_model, d_ff, dropout, activation, tuple(ACTIVATIONS))
         super().__init__()
-        self.d_model = check_positive_int("d_model", d_model)
-        self.d_ff = check_positive_int("d_ff", d_ff)
-        self.activation_name = check_choice(
-            "activation", activation, tuple(ACTIVATIONS)
-        )
+        self.d_model, self.d_ff, self.activation_name = d_model, d_ff, activation
         self.w_1 = nn.Linear(d_model, d_ff)
         self.activation = ACTIVATIONS[activation]()
-        self.dropout = nn.Dropout(check_probability("dropout", dropout))
+        self.dropout = nn.Dropout(dropout)
         self.w_2 = nn.Linear(d_ff, d_model)
 
     @entry
@@ -75,14 +72,8 @@ class PositionwiseFeedForward(nn.Module):
             TypeError: If ``x`` is not a floating-point tensor.
             ValueError: If ``x`` is not ``(B, L, d_model)``.
         """
-        _check_feedforward(self, x)
+        check_feedforward_input(self, x)
         # (B, L, d_ff)
         hidden = self.dropout(self.activation(self.w_1(x)))
         # (B, L, d_model)
         return self.w_2(hidden)
-
-
-@contract
-def _check_feedforward(ffn: PositionwiseFeedForward, x: object) -> None:
-    """Check the argument of :meth:`PositionwiseFeedForward.forward`."""
-    check_sequence("x", x, ffn.d_model, weight=ffn.w_1.weight)

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 import torch
 
-from ..checks.tensors import check_positive_int, shape_str
+from ..checks.masks import check_lengths
+from ..checks.tensors import check_positive_int
 
 
 def causal_mask(L: int, *, device: torch.device | str | None = None) -> torch.Tensor:
@@ -63,23 +64,10 @@ def padding_mask(
         ValueError: If ``lengths`` is empty, not one-dimensional, negative, or
             longer than ``S``.
     """
-    if not isinstance(lengths, torch.Tensor):
-        if not all(isinstance(n, int) and not isinstance(n, bool) for n in lengths):
-            raise TypeError(f"lengths must be a sequence of ints, got {lengths!r}")
-        lengths = torch.tensor(list(lengths), dtype=torch.long)
-    if lengths.dtype.is_floating_point or lengths.dtype == torch.bool:
-        raise TypeError(f"lengths must hold integers, got dtype {lengths.dtype}")
-    if lengths.dim() != 1 or lengths.numel() == 0:
-        raise ValueError(
-            f"lengths must have shape (B,) with B >= 1, got {shape_str(lengths.shape)}"
-        )
-    if int(lengths.min()) < 0:
-        raise ValueError(f"lengths must be >= 0, got {lengths.tolist()}")
+    check_lengths(lengths, S)
+    lengths = torch.as_tensor(lengths)
     if S is None:
         S = max(int(lengths.max()), 1)
-    check_positive_int("S", S)
-    if int(lengths.max()) > S:
-        raise ValueError(f"lengths must be <= S = {S}, got {lengths.tolist()}")
     # (S,)
     positions = torch.arange(S, device=lengths.device)
     # (B, S)

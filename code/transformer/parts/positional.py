@@ -11,17 +11,17 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ..checks.contract import contract, entry
-from ..checks.tensors import check_positive_int, check_probability, check_sequence
+from ..checks.contract import entry
+from ..checks.positions import check_positional_args, check_positional_input
 
 
 def _add_positions(
-    x: torch.Tensor, table: torch.Tensor, dropout: nn.Module, offset: int = 0
+    x: torch.Tensor, table: torch.Tensor, dropout: nn.Module, start: int = 0
 ) -> torch.Tensor:
-    """Return ``dropout(x + table[offset:offset + L])``: rows of the position table."""
+    """Return ``dropout(x + table[start:start + L])``: rows of the position table."""
     L = x.shape[1]
     # (B, L, d_model)
-    return dropout(x + table[offset : offset + L])
+    return dropout(x + table[start : start + L])
 
 
 class SinusoidalPositionalEncoding(nn.Module):
@@ -49,15 +49,11 @@ class SinusoidalPositionalEncoding(nn.Module):
 
     pe: torch.Tensor
 
-    def __init__(self, d_model: int, max_len: int, dropout: float = 0.0) -> None:
+    def __init__(self, d_model: int, max_len: int, *, dropout: float = 0.0) -> None:
+        check_positional_args(d_model, max_len, dropout, even=True)
         super().__init__()
-        self.d_model = check_positive_int("d_model", d_model)
-        self.max_len = check_positive_int("max_len", max_len)
-        if d_model % 2:
-            raise ValueError(
-                f"d_model must be even (sine and cosine pairs), got {d_model}"
-            )
-        self.dropout = nn.Dropout(check_probability("dropout", dropout))
+        self.d_model, self.max_len = d_model, max_len
+        self.dropout = nn.Dropout(dropout)
         # (max_len, 1)
         position = torch.arange(max_len, dtype=torch.float64)[:, None]
         # (d_model / 2,)
@@ -70,27 +66,28 @@ class SinusoidalPositionalEncoding(nn.Module):
         self.register_buffer("pe", pe.to(torch.get_default_dtype()), persistent=False)
 
     @entry
-    def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
-        """Return ``dropout(x + PE)`` for the first ``L`` positions.
+    def forward(self, x: torch.Tensor, start: int = 0) -> torch.Tensor:
+        """Return ``dropout(x + PE)`` for positions ``start`` to ``start + L - 1``.
 
         Args:
             x: Token embeddings.
-            offset: Position of the first token, e.g. the number of tokens
-                already in a KV cache.
+            start: Position of the first token of ``x``, e.g. the number of
+                tokens already in a KV cache.
 
         Returns:
             A new tensor; ``x`` is not modified.
 
         Shape:
-            - x: ``(B, L, d_model)`` with ``offset + L <= max_len``
+            - x: ``(B, L, d_model)`` with ``start + L <= max_len``
             - output: ``(B, L, d_model)``
 
         Raises:
-            TypeError: If ``x`` is not a floating-point tensor.
-            ValueError: If ``x`` has the wrong shape or ``offset + L > max_len``.
+            TypeError: If ``x`` is not a floating-point tensor or ``start``
+                is not an int ``>= 0``.
+            ValueError: If ``x`` has the wrong shape or ``start + L > max_len``.
         """
-        _check_positions(self, x, offset)
-        return _add_positions(x, self.pe, self.dropout, offset)
+        check_positional_input(x, start, self.pe)
+        return _add_positions(x, self.pe, self.dropout, start)
 
     def extra_repr(self) -> str:
         """Show the sizes when the module is printed."""
@@ -119,36 +116,37 @@ class LearnedPositionalEmbedding(nn.Module):
             ``[0, 1)``.
     """
 
-    def __init__(self, d_model: int, max_len: int, dropout: float = 0.0) -> None:
+    def __init__(self, d_model: int, max_len: int, *, dropout: float = 0.0) -> None:
+        check_positional_args(d_model, max_len, dropout)
         super().__init__()
-        self.d_model = check_positive_int("d_model", d_model)
-        self.max_len = check_positive_int("max_len", max_len)
-        self.dropout = nn.Dropout(check_probability("dropout", dropout))
+        self.d_model, self.max_len = d_model, max_len
+        self.dropout = nn.Dropout(dropout)
         # Small next to the token embeddings, which have unit scale.
         self.weight = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
 
     @entry
-    def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
-        """Return ``dropout(x + weight[offset:offset + L])``.
+    def forward(self, x: torch.Tensor, start: int = 0) -> torch.Tensor:
+        """Return ``dropout(x + weight[start:start + L])``.
 
         Args:
             x: Token embeddings.
-            offset: Position of the first token, e.g. the number of tokens
-                already in a KV cache.
+            start: Position of the first token of ``x``, e.g. the number of
+                tokens already in a KV cache.
 
         Returns:
             A new tensor; ``x`` is not modified.
 
         Shape:
-            - x: ``(B, L, d_model)`` with ``offset + L <= max_len``
+            - x: ``(B, L, d_model)`` with ``start + L <= max_len``
             - output: ``(B, L, d_model)``
 
         Raises:
-            TypeError: If ``x`` is not a floating-point tensor.
-            ValueError: If ``x`` has the wrong shape or ``offset + L > max_len``.
+            TypeError: If ``x`` is not a floating-point tensor or ``start``
+                is not an int ``>= 0``.
+            ValueError: If ``x`` has the wrong shape or ``start + L > max_len``.
         """
-        _check_positions(self, x, offset)
-        return _add_positions(x, self.weight, self.dropout, offset)
+        check_positional_input(x, start, self.weight)
+        return _add_positions(x, self.weight, self.dropout, start)
 
     def extra_repr(self) -> str:
         """Show the sizes when the module is printed."""
@@ -160,25 +158,3 @@ POSITIONAL_ENCODINGS: dict[str, type[nn.Module]] = {
     "learned": LearnedPositionalEmbedding,
 }
 """The kinds of positional information a model config may ask for, by name."""
-
-
-@contract
-def _check_positions(
-    module: SinusoidalPositionalEncoding | LearnedPositionalEmbedding,
-    x: object,
-    offset: object = 0,
-) -> None:
-    """Check that ``x`` is ``(B, L, d_model)`` with ``offset + L <= max_len``."""
-    table = (
-        module.pe if isinstance(module, SinusoidalPositionalEncoding) else module.weight
-    )
-    check_sequence("x", x, module.d_model, weight=table)
-    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        raise TypeError(f"offset must be an int >= 0, got {offset!r}")
-    L = x.shape[1] + offset
-    if L > module.max_len:
-        raise ValueError(
-            f"x has sequence length L={L}, longer than max_len={module.max_len}: "
-            f"expected shape (B, L <= {module.max_len}, d_model); "
-            "build the module with a larger max_len"
-        )

@@ -5,13 +5,8 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ..checks.contract import contract, entry
-from ..checks.tensors import (
-    check_last_dim,
-    check_positive_float,
-    check_positive_int,
-    check_tensor,
-)
+from ..checks.contract import entry
+from ..checks.parts import check_rms_norm_args, check_rms_norm_input
 
 
 class RMSNorm(nn.Module):
@@ -36,9 +31,9 @@ class RMSNorm(nn.Module):
     """
 
     def __init__(self, d_model: int, eps: float = 1e-6) -> None:
+        check_rms_norm_args(d_model, eps)
         super().__init__()
-        self.d_model = check_positive_int("d_model", d_model)
-        self.eps = check_positive_float("eps", eps)
+        self.d_model, self.eps = d_model, float(eps)
         self.weight = nn.Parameter(torch.ones(d_model))
 
     @entry
@@ -59,7 +54,7 @@ class RMSNorm(nn.Module):
             TypeError: If ``x`` is not a tensor.
             ValueError: If the last axis of ``x`` is not ``d_model``.
         """
-        _check_rms_norm(self, x)
+        check_rms_norm_input(self, x)
         # (..., 1)
         mean_square = x.pow(2).mean(dim=-1, keepdim=True)
         return self.weight * x * torch.rsqrt(mean_square + self.eps)
@@ -67,10 +62,3 @@ class RMSNorm(nn.Module):
     def extra_repr(self) -> str:
         """Show the sizes when the module is printed."""
         return f"d_model={self.d_model}, eps={self.eps}"
-
-
-@contract
-def _check_rms_norm(norm: RMSNorm, x: object) -> None:
-    """Check the argument of :meth:`RMSNorm.forward`."""
-    check_tensor("x", x, min_ndim=1, expected="(..., d_model)")
-    check_last_dim("x", x, norm.d_model, "(..., d_model)")

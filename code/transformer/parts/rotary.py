@@ -5,13 +5,13 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ..checks.contract import contract, entry
-from ..checks.tensors import (
-    check_positive_float,
-    check_positive_int,
-    check_tensor,
-    shape_str,
+from ..checks.contract import entry
+from ..checks.positions import (
+    check_dropout_input,
+    check_rotary_args,
+    check_rotary_input,
 )
+from ..checks.tensors import check_probability
 
 
 class RotaryEmbedding(nn.Module):
@@ -42,13 +42,10 @@ class RotaryEmbedding(nn.Module):
     cos: torch.Tensor
     sin: torch.Tensor
 
-    def __init__(self, d_k: int, max_len: int, base: float = 10000.0) -> None:
+    def __init__(self, d_k: int, max_len: int, *, base: float = 10000.0) -> None:
+        check_rotary_args(d_k, max_len, base)
         super().__init__()
-        self.d_k = check_positive_int("d_k", d_k)
-        self.max_len = check_positive_int("max_len", max_len)
-        self.base = check_positive_float("base", base)
-        if d_k % 2:
-            raise ValueError(f"d_k must be even (features turn in pairs), got {d_k}")
+        self.d_k, self.max_len, self.base = d_k, max_len, float(base)
         # (max_len, 1)
         position = torch.arange(max_len, dtype=torch.float64)[:, None]
         # (d_k / 2,)
@@ -81,7 +78,7 @@ class RotaryEmbedding(nn.Module):
             ValueError: If ``x`` is not a floating-point ``(B, h, L, d_k)``,
                 ``offset`` is negative, or the positions run past ``max_len``.
         """
-        _check_rotary(self, x, offset)
+        check_rotary_input(self, x, offset)
         L = x.shape[2]
         # (L, d_k / 2) each
         cos, sin = self._tables(x)[:, offset : offset + L]
@@ -104,35 +101,48 @@ class RotaryEmbedding(nn.Module):
         return f"d_k={self.d_k}, max_len={self.max_len}, base={self.base}"
 
 
-@contract
-def _check_rotary(rope: RotaryEmbedding, x: object, offset: object) -> None:
-    """Check the arguments of :meth:`RotaryEmbedding.forward`."""
-    check_tensor("x", x, ndim=4, expected="(B, h, L, d_k)")
-    if not x.dtype.is_floating_point or x.shape[-1] != rope.d_k:
-        raise ValueError(
-            f"x must be a floating-point tensor of shape (B, h, L, d_k) with "
-            f"d_k={rope.d_k}, got {x.dtype} of shape {shape_str(x.shape)}"
-        )
-    if isinstance(offset, bool) or not isinstance(offset, int):
-        raise TypeError(f"offset must be an int, got {type(offset).__name__}")
-    if offset < 0:
-        raise ValueError(f"offset must be >= 0, got {offset}")
-    L = x.shape[2]
-    if offset + L > rope.max_len:
-        raise ValueError(
-            f"positions offset + L = {offset} + {L} run past max_len={rope.max_len}: "
-            f"x has shape {shape_str(x.shape)}; build the module with a larger max_len"
-        )
-
-
 class EmbeddingDropout(nn.Module):
-    """Dropout on the embeddings, and no positions: a model with rotary positions
-    turns its queries and keys instead (:class:`RotaryEmbedding`)."""
+    """Apply dropout to the embeddings and add no positions: those of a rotary model.
+
+    A model with rotary positions turns its queries and keys inside attention
+    and adds nothing to its token embeddings, only the dropout that the other
+    positional modules apply to their sum. This module takes their place, with
+    their call ``positional(x, start)``, so that a model calls its positional
+    module the same way whatever the kind.
+
+    Args:
+        dropout: Dropout probability, in training only.
+
+    Raises:
+        TypeError: If ``dropout`` is not a number.
+        ValueError: If ``dropout`` is outside ``[0, 1)``.
+    """
 
     def __init__(self, dropout: float = 0.0) -> None:
+        check_probability("dropout", dropout)
         super().__init__()
         self.dropout = nn.Dropout(dropout)
 
+    @entry
     def forward(self, x: torch.Tensor, start: int = 0) -> torch.Tensor:
-        """Return ``dropout(x)``; ``start`` is ignored."""
+        """Return ``dropout(x)``; ``start`` is accepted and ignored.
+
+        Args:
+            x: Token embeddings.
+            start: Position of the first token of ``x``; rotary positions are
+                applied later, to the queries and keys.
+
+        Returns:
+            A new tensor in training, ``x`` itself in evaluation.
+
+        Shape:
+            - x: ``(B, L, d_model)``
+            - output: ``(B, L, d_model)``
+
+        Raises:
+            TypeError: If ``x`` is not a floating-point tensor or ``start``
+                is not an int ``>= 0``.
+            ValueError: If ``x`` is not three-dimensional or is empty.
+        """
+        check_dropout_input(x, start)
         return self.dropout(x)

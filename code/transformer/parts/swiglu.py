@@ -6,8 +6,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from ..checks.contract import contract, entry
-from ..checks.tensors import check_positive_int, check_probability, check_sequence
+from ..checks.contract import entry
+from ..checks.parts import check_feedforward_args, check_feedforward_input
 
 
 class SwiGLU(nn.Module):
@@ -36,15 +36,15 @@ class SwiGLU(nn.Module):
     """
 
     def __init__(
-        self, d_model: int, d_ff: int, bias: bool = False, dropout: float = 0.0
+        self, d_model: int, d_ff: int, *, bias: bool = False, dropout: float = 0.0
     ) -> None:
+        check_feedforward_args(d_model, d_ff, dropout)
         super().__init__()
-        self.d_model = check_positive_int("d_model", d_model)
-        self.d_ff = check_positive_int("d_ff", d_ff)
+        self.d_model, self.d_ff = d_model, d_ff
         self.w_gate = nn.Linear(d_model, d_ff, bias=bias)
         self.w_up = nn.Linear(d_model, d_ff, bias=bias)
         self.w_down = nn.Linear(d_ff, d_model, bias=bias)
-        self.dropout = nn.Dropout(check_probability("dropout", dropout))
+        self.dropout = nn.Dropout(dropout)
 
     @entry
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -61,10 +61,12 @@ class SwiGLU(nn.Module):
             - output: ``(B, L, d_model)``
 
         Raises:
-            TypeError: If ``x`` is not a floating-point tensor.
-            ValueError: If ``x`` is not ``(B, L, d_model)``.
+            TypeError: If ``x`` is not a floating-point tensor of the
+                weights' dtype.
+            ValueError: If ``x`` is not ``(B, L, d_model)`` or is on another
+                device than the weights.
         """
-        _check_swiglu(self, x)
+        check_feedforward_input(self, x)
         # (B, L, d_ff)
         hidden = F.silu(self.w_gate(x)) * self.w_up(x)
         # (B, L, d_model)
@@ -73,9 +75,3 @@ class SwiGLU(nn.Module):
     def extra_repr(self) -> str:
         """Show the sizes when the module is printed."""
         return f"d_model={self.d_model}, d_ff={self.d_ff}"
-
-
-@contract
-def _check_swiglu(ffn: SwiGLU, x: object) -> None:
-    """Check the argument of :meth:`SwiGLU.forward`."""
-    check_sequence("x", x, ffn.d_model)

@@ -6,9 +6,8 @@ import math
 
 import torch
 
-from ..checks.contract import contract, entry
-from ..checks.tensors import check_positive_int
-from .attention import _check_attention
+from ..checks.attention import check_tiled_attention
+from ..checks.contract import entry
 
 
 @entry
@@ -61,11 +60,12 @@ def tiled_attention(
         ValueError: If the shapes do not fit, ``block_size`` is not positive,
             or both ``mask`` and ``is_causal`` are given.
     """
-    _check_tiled(query, key, value, mask, is_causal, block_size)
+    check_tiled_attention(query, key, value, mask, is_causal, block_size)
     batch = torch.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
     L, S, d_k = query.shape[-2], key.shape[-2], query.shape[-1]
     if mask is not None:
-        mask = mask.expand(*batch, L, S)  # a view: nothing is copied
+        # (..., L, S), a view: nothing is copied
+        mask = mask.expand(*batch, L, S)
     scale = 1.0 / math.sqrt(d_k)
     outputs = []
     for q0 in range(0, L, block_size):
@@ -79,8 +79,9 @@ def tiled_attention(
         # (..., bq, d_v)
         acc = q.new_zeros((*batch, rows, value.shape[-1]))
         for k0 in range(0, S, block_size):
+            # Every key from here on lies in every query's future.
             if is_causal and k0 > q0 + rows - 1:
-                break  # every key from here on lies in every query's future
+                break
             # (..., bk, d_k)
             k = key[..., k0 : k0 + block_size, :]
             # (..., bq, bk)
@@ -99,9 +100,8 @@ def tiled_attention(
             new_max = torch.maximum(
                 running_max, scores.detach().amax(dim=-1, keepdim=True)
             )
-            shift = new_max.masked_fill(
-                new_max == -math.inf, 0.0
-            )  # no key seen yet: no NaN
+            # No key seen yet: shift by 0, not by -inf, which would give NaN.
+            shift = new_max.masked_fill(new_max == -math.inf, 0.0)
             # (..., bq, bk)
             p = torch.exp(scores - shift)
             # (..., bq, 1)
@@ -114,19 +114,3 @@ def tiled_attention(
         outputs.append(acc / running_sum.masked_fill(running_sum == 0, 1.0))
     # (..., L, d_v)
     return torch.cat(outputs, dim=-2)
-
-
-@contract
-def _check_tiled(
-    query: object,
-    key: object,
-    value: object,
-    mask: object,
-    is_causal: object,
-    block_size: object,
-) -> None:
-    """Check the arguments of :func:`tiled_attention`: those of the plain function."""
-    check_positive_int("block_size", block_size)
-    if mask is not None and is_causal:
-        raise ValueError("give either mask or is_causal=True, not both")
-    _check_attention(query, key, value, mask, 0.0)
