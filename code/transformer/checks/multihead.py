@@ -14,12 +14,18 @@ from .tensors import (
 
 
 def check_attention_sizes(
-    d_model: object, h: object, dropout: object, n_kv_heads: object = None
+    d_model: object,
+    h: object,
+    dropout: object,
+    *,
+    n_kv_heads: object = None,
+    rope: object = None,
 ) -> None:
     """Check the sizes an attention module is built with.
 
     ``d_model`` and ``h`` are positive ints, ``h`` divides ``d_model``,
-    ``dropout`` is in ``[0, 1)``, and ``n_kv_heads``, if given, divides ``h``.
+    ``dropout`` is in ``[0, 1)``, ``n_kv_heads``, if given, divides ``h``, and
+    ``rope``, if given, turns heads of width ``d_model // h``.
     """
     check_positive_int("d_model", d_model)
     check_positive_int("h", h)
@@ -28,6 +34,7 @@ def check_attention_sizes(
     if n_kv_heads is not None:
         check_positive_int("n_kv_heads", n_kv_heads)
         check_divisible("h", h, "n_kv_heads", n_kv_heads)
+    check_rope(rope, d_model // h)
 
 
 def cached_length(module: object) -> int:

@@ -52,8 +52,8 @@ class DecoderOnlyTransformer(nn.Module):
     """
 
     def __init__(self, config: DecoderOnlyConfig) -> None:
-        super().__init__()
         check_config(config, DecoderOnlyConfig)
+        super().__init__()
         self.config = c = config
         self.embed = TokenEmbedding(c.vocab_size, c.d_model)
         self.positional = POSITIONS[c.positional](

@@ -47,8 +47,8 @@ class Transformer(nn.Module):
     """
 
     def __init__(self, config: TransformerConfig) -> None:
-        super().__init__()
         check_config(config, TransformerConfig)
+        super().__init__()
         self.config = c = config
         self.src_embed = TokenEmbedding(c.src_vocab_size, c.d_model)
         self.tgt_embed = TokenEmbedding(c.tgt_vocab_size, c.d_model)

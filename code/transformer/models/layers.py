@@ -68,8 +68,8 @@ class EncoderLayer(nn.Module):
         norm: str = "layer",
         self_attn: nn.Module | None = None,
     ) -> None:
-        super().__init__()
         check_layer_options(d_model, h, d_ff, activation, norm)
+        super().__init__()
         self.d_model, self.h = d_model, h
         self.self_attn = self_attn or MultiHeadAttention(d_model, h, dropout=dropout)
         self.feed_forward = FEED_FORWARDS[activation](d_model, d_ff, dropout=dropout)
@@ -153,8 +153,8 @@ class DecoderLayer(nn.Module):
         eps: float = 1e-5,
         norm: str = "layer",
     ) -> None:
-        super().__init__()
         check_layer_options(d_model, h, d_ff, activation, norm)
+        super().__init__()
         self.d_model, self.h = d_model, h
         self.self_attn = MultiHeadAttention(d_model, h, dropout=dropout)
         self.cross_attn = MultiHeadAttention(d_model, h, dropout=dropout)

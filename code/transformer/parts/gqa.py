@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ..checks.multihead import check_attention_sizes, check_rope
+from ..checks.multihead import check_attention_sizes
 from .kv_cache import LayerKVCache
 from .multihead import MultiHeadAttention, split_heads
 from .rotary import RotaryEmbedding
@@ -58,13 +58,12 @@ class GroupedQueryAttention(MultiHeadAttention):
         dropout: float = 0.0,
         bias: bool = False,
     ) -> None:
-        n_kv_heads = h if n_kv_heads is None else n_kv_heads
-        check_attention_sizes(d_model, h, dropout, n_kv_heads)
+        check_attention_sizes(d_model, h, dropout, n_kv_heads=n_kv_heads, rope=rope)
         super().__init__(d_model, h, dropout=dropout, bias=bias)
-        check_rope(rope, self.d_k)
-        self.n_kv_heads, self.rope = n_kv_heads, rope
-        self.w_k = nn.Linear(d_model, n_kv_heads * self.d_k, bias=bias)
-        self.w_v = nn.Linear(d_model, n_kv_heads * self.d_k, bias=bias)
+        self.n_kv_heads = h if n_kv_heads is None else n_kv_heads
+        self.rope = rope
+        self.w_k = nn.Linear(d_model, self.n_kv_heads * self.d_k, bias=bias)
+        self.w_v = nn.Linear(d_model, self.n_kv_heads * self.d_k, bias=bias)
         self.cache: LayerKVCache | None = None
 
     def project(

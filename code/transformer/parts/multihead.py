@@ -71,8 +71,8 @@ class MultiHeadAttention(nn.Module):
     def __init__(
         self, d_model: int, h: int, *, dropout: float = 0.0, bias: bool = True
     ) -> None:
-        super().__init__()
         check_attention_sizes(d_model, h, dropout)
+        super().__init__()
         self.d_model, self.h, self.d_k, self.dropout = d_model, h, d_model // h, dropout
         self.w_q = nn.Linear(d_model, d_model, bias=bias)
         self.w_k = nn.Linear(d_model, d_model, bias=bias)

@@ -40,8 +40,8 @@ class LayerNorm(nn.Module):
     """
 
     def __init__(self, d_model: int, eps: float = 1e-5) -> None:
-        super().__init__()
         check_norm_sizes(d_model, eps)
+        super().__init__()
         self.d_model, self.eps = d_model, eps
         self.weight = nn.Parameter(torch.ones(d_model))
         self.bias = nn.Parameter(torch.zeros(d_model))
@@ -113,8 +113,8 @@ class AddNorm(nn.Module):
         eps: float = 1e-5,
         norm: nn.Module | None = None,
     ) -> None:
-        super().__init__()
         check_add_norm_options(d_model, dropout, norm_first, norm)
+        super().__init__()
         self.norm_first = norm_first
         self.norm = LayerNorm(d_model, eps) if norm is None else norm
         self.dropout = nn.Dropout(dropout)
