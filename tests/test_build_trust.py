@@ -137,7 +137,10 @@ def test_checkout_package_wins_over_pythonpath(tmp_path):
     )
     assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-3000:]
 
-    where = "import transformer\nprint(transformer.__file__.endswith('code/transformer/__init__.py'))"
+    where = (
+        "import transformer\n"
+        "print(transformer.__file__.endswith('code/transformer/__init__.py'))"
+    )
     project = make_book(tmp_path / "book", {"where": chapter("Where", where)})
     build(project, env={"PYTHONPATH": str(fake)})
     assert "True" in (project / "_build" / "html" / "where.html").read_text()
