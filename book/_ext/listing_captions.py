@@ -120,4 +120,5 @@ def setup(app: Sphinx) -> dict:
     app.add_config_value("listing_package_dir", "code/transformer", "env")
     app.add_directive("literalinclude", CaptionedLiteralInclude, override=True)
     app.connect("missing-reference", link_nearest_parent)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+    # A new env_version re-reads every page, so that each shows its listings as above.
+    return {"env_version": 1, "parallel_read_safe": True, "parallel_write_safe": True}
