@@ -19,7 +19,8 @@ def assert_close(actual: torch.Tensor, expected: torch.Tensor) -> None:
 def assert_gradients_reach_every_parameter(
     module: nn.Module, output: torch.Tensor
 ) -> None:
-    """Backpropagate a random projection of ``output`` and check every parameter got a gradient."""
+    """Backpropagate a random projection of ``output`` and check every parameter got a
+    gradient."""
     (output * torch.randn_like(output)).sum().backward()
     for name, parameter in module.named_parameters():
         assert parameter.grad is not None, f"{name} got no gradient"
@@ -29,7 +30,8 @@ def assert_gradients_reach_every_parameter(
 def assert_dropout_only_in_training(
     module: nn.Module, run: Callable[[], torch.Tensor]
 ) -> None:
-    """Check that ``run()`` is deterministic in eval mode and random in training mode."""
+    """Check that ``run()`` is deterministic in eval mode and random in training
+    mode."""
     module.eval()
     assert torch.equal(run(), run())
     module.train()

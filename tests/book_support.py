@@ -47,7 +47,8 @@ def chapter(title: str, *cells: str, front_matter: str = "") -> str:
 
 
 def make_book(root: Path, chapters: dict[str, str]) -> Path:
-    """Write a project at ``root`` whose book is ``chapters`` (name: text); return ``root``."""
+    """Write a project at ``root`` whose book is ``chapters`` (name: text); return
+    ``root``."""
     root.mkdir(parents=True, exist_ok=True)
     for name in ["conf.py", "pyproject.toml", "requirements.txt", "README.md"]:
         shutil.copy2(ROOT / name, root / name)

@@ -36,7 +36,8 @@ CHROMIUM_ARGS = [
 LOCAL_SCHEMES = ("data:", "blob:", "about:")
 
 WAIT_FOR_MATH = """async () => {
-  if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise)
+    await MathJax.startup.promise;
 }"""
 
 # Text the reader sees (code blocks excepted, where TeX is meant literally)
@@ -63,7 +64,8 @@ IMAGES = """() => [...document.images].map(img => ({
 }))"""
 
 # The absolute URLs in the page's download menu.
-DOWNLOADS = """() => [...document.querySelectorAll(".dropdown-download-buttons a[href]")].map(a => a.href)"""
+DOWNLOADS = """() => [...document.querySelectorAll(
+  ".dropdown-download-buttons a[href]")].map(a => a.href)"""
 
 # Elements that stick out to the right of the viewport without an ancestor
 # that scrolls or clips them: what makes the page scroll sideways.
@@ -75,7 +77,8 @@ WIDE_ELEMENTS = """() => [...document.querySelectorAll("body *")]
     return true;
   })
   .slice(0, 5)
-  .map(e => `<${e.tagName.toLowerCase()} class="${e.className}"> ${e.textContent.trim().slice(0, 60)}`)"""
+  .map(e => `<${e.tagName.toLowerCase()} class="${e.className}"> `
+    + e.textContent.trim().slice(0, 60))"""
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -130,7 +133,8 @@ class Visit:
 def open_page(
     context, url: str, *, viewport: dict | None = None, color_scheme: str | None = None
 ):
-    """Open ``url`` in a new tab, wait until its math is typeset, yield the tab, close it."""
+    """Open ``url`` in a new tab, wait until its math is typeset, yield the tab, close
+    it."""
     page = context.new_page()
     try:
         if viewport:

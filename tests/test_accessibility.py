@@ -97,8 +97,10 @@ def chapter(browser, site):  # noqa: F811
     page = browser.new_page()
     page.on("console", lambda m: m.type == "error" and record["errors"].append(m.text))
     page.on("pageerror", lambda error: record["errors"].append(str(error)))
-    page.on("request", lambda r: r.url.startswith("file://") or r.url.startswith(("data:", "blob:"))
-            or record["remote"].append(r.url))  # fmt: skip
+    local = ("file://", "data:", "blob:")
+    page.on(
+        "request", lambda r: r.url.startswith(local) or record["remote"].append(r.url)
+    )
 
     def open_(name):
         page.goto((site / f"{name}.html").as_uri(), wait_until="load")

@@ -212,9 +212,12 @@ def test_index_links_download_all_archive(browser, base_url):
 # background, over the page's, then its four corners read back.
 FIGURE_CORNERS = """() => {
   const page = getComputedStyle(document.body).backgroundColor;
-  return [...document.querySelectorAll("article .cell_output img, article figure img")].map(img => {
+  const images = document.querySelectorAll(
+    "article .cell_output img, article figure img");
+  return [...images].map(img => {
     const [w, h] = [img.naturalWidth, img.naturalHeight];
-    const canvas = Object.assign(document.createElement("canvas"), {width: w, height: h});
+    const canvas = document.createElement("canvas");
+    Object.assign(canvas, {width: w, height: h});
     const ctx = canvas.getContext("2d");
     for (const colour of [page, getComputedStyle(img).backgroundColor]) {
       ctx.fillStyle = colour;

@@ -19,11 +19,14 @@ LAPTOP = {"width": 1280, "height": 800}
 # blocks, inputs and outputs alike, whose content is wider than their box.
 SCROLLING_CODE = """() => {
   document.querySelectorAll("details").forEach(d => { d.open = true; });
-  document.querySelectorAll(".toggle-hidden").forEach(e => e.classList.remove("toggle-hidden"));
-  return [...document.querySelectorAll("article div.highlight pre, article .cell_output pre")]
+  document.querySelectorAll(".toggle-hidden")
+    .forEach(e => e.classList.remove("toggle-hidden"));
+  const blocks = "article div.highlight pre, article .cell_output pre";
+  return [...document.querySelectorAll(blocks)]
     .filter(pre => pre.clientWidth > 0 && pre.scrollWidth > pre.clientWidth)
     .map(pre => {
-      const line = pre.textContent.split("\\n").reduce((a, b) => (b.length > a.length ? b : a), "");
+      const line = pre.textContent.split("\\n")
+        .reduce((a, b) => (b.length > a.length ? b : a), "");
       return `${pre.scrollWidth} > ${pre.clientWidth}px: ${line.trim().slice(0, 100)}`;
     });
 }"""
@@ -31,7 +34,8 @@ SCROLLING_CODE = """() => {
 # Long cell lines may wrap (book.css), but a package listing must hold a full
 # 88-character line (ruff's line length) unwrapped: try one in the first listing.
 FITS_88 = """() => {
-  const pre = document.querySelector("article div.literal-block-wrapper div.highlight pre");
+  const pre = document.querySelector(
+    "article div.literal-block-wrapper div.highlight pre");
   if (!pre) return null;
   const probe = document.createElement("span");
   probe.style.whiteSpace = "pre";
@@ -40,7 +44,8 @@ FITS_88 = """() => {
   const width = probe.getBoundingClientRect().width;
   probe.remove();
   const style = getComputedStyle(pre);
-  const room = pre.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  const room =
+    pre.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
   return width <= room;
 }"""
 

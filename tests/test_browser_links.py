@@ -23,7 +23,8 @@ pytestmark = pytest.mark.browser
 
 CONF = runpy.run_path(str(ROOT / "conf.py"))
 MENU_LINKS = """() => [...document.querySelectorAll(
-  ".dropdown-download-buttons a[href], .dropdown-launch-buttons a[href]")].map(a => a.href)"""
+  ".dropdown-download-buttons a[href], .dropdown-launch-buttons a[href]")]
+  .map(a => a.href)"""
 COLAB = "https://colab.research.google.com/"
 
 

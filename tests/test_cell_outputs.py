@@ -1,4 +1,5 @@
-"""Printed output is merged exactly, however the kernel chunked it (book/_ext/cell_outputs.py).
+"""Printed output is merged exactly, however the kernel chunked it
+(book/_ext/cell_outputs.py).
 
 tests/test_build_trust.py builds books with failing and warning cells.
 """

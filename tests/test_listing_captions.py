@@ -7,18 +7,22 @@ from urllib.parse import urlsplit
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import ROOT, chapters
+from conftest import chapters
+from test_listings import LISTINGS, PACKAGE
 
 pytestmark = pytest.mark.slow
-
-PACKAGE_INCLUDE = re.compile(
-    r"^```\{literalinclude\} \.\./code/transformer/(\w+)\.py$", re.M
-)
+# A caption's file: code/transformer/<folder>/<module>.py (or a module at the top).
+CAPTION_FILE = re.compile(r"code/transformer/((?:\w+/)*\w+)\.py")
 
 
 def package_listings(chapter: str) -> list[str]:
-    """The modules of the package that ``chapter``'s literalincludes show, in order."""
-    return PACKAGE_INCLUDE.findall((ROOT / "book" / f"{chapter}.md").read_text())
+    """The files of the package (``<folder>/<module>``, relative to
+    code/transformer) that ``chapter``'s literalincludes show, in order."""
+    return [
+        listing.path.relative_to(PACKAGE).with_suffix("").as_posix()
+        for listing in LISTINGS
+        if listing.page == chapter
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -42,9 +46,9 @@ def test_every_package_listing_names_its_file_and_links_to_the_api(
     ]
     captions = [c for c in captions if c and "code/transformer/" in c.get_text()]
     expected = package_listings(chapter)
-    assert [
-        re.search(r"code/transformer/(\w+)\.py", c.get_text())[1] for c in captions
-    ] == (expected), f"{chapter}: a package listing without a caption naming its file"
+    assert [CAPTION_FILE.search(c.get_text())[1] for c in captions] == expected, (
+        f"{chapter}: a package listing without a caption naming its file"
+    )
     for caption, module in zip(captions, expected):
         hrefs = [a["href"] for a in caption.find_all("a", href=True)]
         repo = [

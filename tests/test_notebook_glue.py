@@ -1,4 +1,5 @@
-"""The package's ``glue`` writes what myst-nb's glue roles read, and only in a kernel."""
+"""The package's ``glue`` writes what myst-nb's glue roles read, and only in a
+kernel."""
 
 import nbformat
 import pytest

@@ -1,4 +1,5 @@
-"""The chapters as downloadable notebooks: made from the parsed pages, they run anywhere.
+"""The chapters as downloadable notebooks: made from the parsed pages, they run
+anywhere.
 
 The fast tests check the doctree-to-notebook writer, the set-up cell and the
 wheel cache. The slow ones inspect the built site (``site``) and execute
@@ -169,7 +170,8 @@ def test_doctree_cells_turn_admonitions_and_tables_into_markdown():
     assert markdown(
         ".. note::\n\n   Masks are **boolean**.\n\n"
         ".. admonition:: Why?\n\n   Because.\n\n"
-        "==== =========\nmask meaning\n==== =========\nTrue may attend\n==== =========\n"
+        "==== =========\nmask meaning\n==== =========\n"
+        "True may attend\n==== =========\n"
     ) == (
         "> **Note**\n>\n> Masks are **boolean**.\n\n> **Why?**\n>\n> Because.\n\n"
         "| mask | meaning |\n| --- | --- |\n| True | may attend |"
@@ -181,7 +183,8 @@ def test_doctree_cells_link_references_to_the_hosted_book():
         "See `the masks <masking.html#sec-x>`_, `this`_ and https://pytorch.org.\n\n"
         ".. _this: #sec-scale\n"
     ) == (
-        f"See [the masks]({URL}masking.html#sec-x), [this]({URL}attention.html#sec-scale) "
+        f"See [the masks]({URL}masking.html#sec-x), "
+        f"[this]({URL}attention.html#sec-scale) "
         "and [https://pytorch.org](https://pytorch.org)."
     )
 
@@ -220,7 +223,8 @@ def test_doctree_cells_number_exercises_and_mark_solutions():
     cells, warnings = write(doctree, executed("x / 2"), {"exercise": {"ex-one": (7,)}})
     assert [c.source for c in cells] == [
         "# Exercises\n\n> **Exercise 7**\n>\n> Halve it.\n\n"
-        f"**Solution to [Exercise 7]({URL}attention.html#ex-one)** (try the exercise first)"
+        f"**Solution to [Exercise 7]({URL}attention.html#ex-one)**"
+        " (try the exercise first)"
         "\n\nIt halves.",
         "x / 2",
         "*End of the solution to Exercise 7.*",
@@ -245,7 +249,8 @@ SETUP = setup_cell_source(
 def run_setup_cell(
     monkeypatch, cwd: Path, *, installed=None, works=(), env=None, ns=None, calls=None
 ):
-    """Execute the set-up cell with pip replaced by a recorder; return pip's commands."""
+    """Execute the set-up cell with pip replaced by a recorder; return pip's
+    commands."""
     calls = [] if calls is None else calls
 
     def pip(command, *args, **kwargs):
@@ -312,9 +317,9 @@ def test_setup_cell_falls_back_to_the_commit_then_says_what_to_do(
     assert [c[-1] for c in calls] == [str(tmp_path / WHEEL), GIT]
     first, second = str(error.value).split("\n")
     assert first.startswith("This notebook needs Python >= 3.11 (this is ")
-    assert (
-        second
-        == f"Put {WHEEL} beside this notebook, or use the zip of all notebooks: {URL}all.zip"
+    assert second == (
+        f"Put {WHEEL} beside this notebook, or use the zip of all notebooks: "
+        f"{URL}all.zip"
     )
 
 
@@ -343,7 +348,8 @@ def test_wheel_is_built_once_per_package_state(tmp_path, monkeypatch):
     (project / "code" / "demo").mkdir(parents=True)
     (project / "README.md").write_text("# demo\n")
     (project / "pyproject.toml").write_text(
-        '[project]\nname = "demo"\nversion = "1.0"\n[tool.setuptools.packages.find]\nwhere = ["code"]\n'
+        '[project]\nname = "demo"\nversion = "1.0"\n'
+        '[tool.setuptools.packages.find]\nwhere = ["code"]\n'
     )
     module = project / "code" / "demo" / "__init__.py"
     module.write_text("A = 1\n")
@@ -477,7 +483,8 @@ def test_notebook_links_point_at_the_hosted_book(notebooks, name):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", chapters())
 def test_notebook_shows_the_code_the_page_shows(site, notebooks, name):
-    """A literalinclude's code in the notebook is byte for byte a code block of the page."""
+    """A literalinclude's code in the notebook is byte for byte a code block of the
+    page."""
     page_blocks = {
         html.unescape(re.sub(r"<[^>]+>", "", block)).rstrip()
         for block in re.findall(
@@ -567,9 +574,11 @@ def reachable(host, port):
         return False
 
 print(transformer.__file__)
-print("network", "open" if reachable("pypi.org", 443) or reachable("1.1.1.1", 53) else "none")"""
+online = reachable("pypi.org", 443) or reachable("1.1.1.1", 53)
+print("network", "open" if online else "none")"""
 
-SOCKET_GUARD = '''"""No network in this interpreter: only loopback and Unix sockets connect."""
+SOCKET_GUARD = '''"""No network in this interpreter: only loopback and Unix sockets
+connect."""
 import ipaddress, socket
 
 def _local(address):
@@ -593,7 +602,9 @@ _getaddrinfo = socket.getaddrinfo
 
 def _no_dns(host, *args, **kwargs):
     if host is not None and not _local((host,)):
-        raise socket.gaierror(-3, "Temporary failure in name resolution (no network in this test)")
+        raise socket.gaierror(
+            -3, "Temporary failure in name resolution (no network in this test)"
+        )
     return _getaddrinfo(host, *args, **kwargs)
 
 socket.getaddrinfo = _no_dns
@@ -601,7 +612,8 @@ socket.getaddrinfo = _no_dns
 
 
 def installs_of_the_package(site_packages: Path) -> set[str]:
-    """Names in site-packages that install `transformer`: editable (the checkout) or not."""
+    """Names in site-packages that install `transformer`: editable (the checkout) or
+    not."""
     names = set()
     for dist in site_packages.glob("*.dist-info"):
         direct_url = dist / "direct_url.json"
@@ -619,7 +631,8 @@ def installs_of_the_package(site_packages: Path) -> set[str]:
 
 
 class OfflineKernel:
-    """A Jupyter kernel with this environment's packages but not the checkout, and no network."""
+    """A Jupyter kernel with this environment's packages but not the checkout, and no
+    network."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -709,7 +722,8 @@ class OfflineKernel:
             resources={"metadata": {"path": str(folder)}},
             **options,
         )
-        # Jupyter Server tells a kernel where its notebook is, as the set-up cell reads it.
+        # Jupyter Server tells a kernel where its notebook is, as the set-up cell reads
+        # it.
         env = {**self.env, "JPY_SESSION_NAME": str(path or folder / f"{name}.ipynb")}
         return await client.async_execute(env=env, cleanup_kc=True)
 
@@ -803,8 +817,9 @@ def test_setup_cell_offline_without_the_wheel_says_what_to_do(offline):
         r"This notebook needs Python >= 3\.\d+ \(this is 3\.\d+\.\d+\) and ", first
     )
     assert re.fullmatch(
-        rf"Put executable_transformer-\S+\.whl beside this notebook, or use the zip of all "
-        rf"notebooks: {re.escape(CONF['BOOK_URL'])}_downloads/{ARCHIVE}",
+        r"Put executable_transformer-\S+\.whl beside this notebook, "
+        r"or use the zip of all notebooks: "
+        rf"{re.escape(CONF['BOOK_URL'])}_downloads/{ARCHIVE}",
         second,
     )
 
@@ -829,7 +844,8 @@ def test_setup_cell_installs_the_wheel_beside_the_notebook_from_another_folder(o
 
 
 class PageOutputs(HTMLParser):
-    """The text outputs (stdout streams, plain text) of each code cell of a myst-nb page."""
+    """The text outputs (stdout streams, plain text) of each code cell of a myst-nb
+    page."""
 
     def __init__(self, page: str) -> None:
         super().__init__()
@@ -884,7 +900,8 @@ def notebook_outputs(notebook: nbformat.NotebookNode) -> list[list[str]]:
 
 
 def normalise(text: str) -> str:
-    """Drop what may differ between two runs of the same code: the date, the git commit."""
+    """Drop what may differ between two runs of the same code: the date, the git
+    commit."""
     text = ANSI.sub("", text).strip("\n")
     text = re.sub(r"Outputs computed on .*? UTC", "Outputs computed on <date>", text)
     text = re.sub(

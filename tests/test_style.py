@@ -1,4 +1,5 @@
-"""The package is formatted by ruff and its lines fit in 88 characters."""
+"""All Python of the project (package, tests, book extensions, tools, benchmarks,
+conf.py) is formatted by ruff in one style and its lines fit in 88 characters."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 RUFF = Path(sys.executable).parent / "ruff"
-CHECKED = ["code/transformer", "benchmarks"]
+CHECKED = ["code", "tests", "book/_ext", "tools", "benchmarks", "conf.py"]
 
 
 def ruff(*args: str) -> subprocess.CompletedProcess[str]:

@@ -26,7 +26,8 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-# Debian's Chromium first, as in the tests; Google Chrome (on CI runners) prints the same.
+# Debian's Chromium first, as in the tests; Google Chrome (on CI runners) prints the
+# same.
 BROWSERS = ("chromium", "google-chrome", "google-chrome-stable")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
@@ -46,7 +47,8 @@ PREPARE = r"""async () => {
     if (site) a.href = new URL(a.getAttribute("href"), site).href;
     else a.removeAttribute("href");
   }
-  for (const e of document.querySelectorAll(".toggle-hidden")) e.classList.remove("toggle-hidden");
+  for (const e of document.querySelectorAll(".toggle-hidden"))
+    e.classList.remove("toggle-hidden");
   // The chapters, for the report (the theme prints the table of contents).
   const chapters = [...document.querySelectorAll('span[id^="document-"]')].map(span => {
     // singlehtml nests each chapter under the index's headings: its title is
@@ -62,9 +64,11 @@ PREPARE = r"""async () => {
 CHECK = r"""() => {
   const wide = [...document.querySelectorAll("article pre")]
     .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
-    .map(pre => pre.textContent.split("\n").sort((a, b) => b.length - a.length)[0].slice(0, 80));
+    .map(pre => pre.textContent.split("\n")
+      .sort((a, b) => b.length - a.length)[0].slice(0, 80));
   const raw = [];
-  const walker = document.createTreeWalker(document.querySelector("article"), NodeFilter.SHOW_TEXT);
+  const article = document.querySelector("article");
+  const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
   for (let node; (node = walker.nextNode());) {
     if (node.parentElement.closest("pre, code, script, style, mjx-container")) continue;
     const at = node.textContent.search(/\$\$|\\frac|\\\(|\\\[/);
@@ -116,9 +120,8 @@ def print_pdf(folder: Path, output: Path) -> dict:
 def main() -> None:
     folder, output = Path(sys.argv[1]), Path(sys.argv[2])
     report = print_pdf(folder, output)
-    print(
-        f"{output}: {len(report['chapters'])} chapters, {output.stat().st_size // 1024} KiB"
-    )
+    size = output.stat().st_size // 1024
+    print(f"{output}: {len(report['chapters'])} chapters, {size} KiB")
     if report["wide"] or report["raw"]:
         raise SystemExit(
             f"code wider than the page: {report['wide']}; raw TeX: {report['raw']}"

@@ -30,7 +30,9 @@ from sphinx.application import Sphinx
 TAG = "allow-warnings"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # "{file}:{line}: {Category}: {message}" and the source line Python echoes after it.
-WARNING = re.compile(r"^\S[^\n]*?:\d+: (?P<text>\w*Warning: [^\n]*\n?)(?:  [^\n]*\n?)?", re.M)
+WARNING = re.compile(
+    r"^\S[^\n]*?:\d+: (?P<text>\w*Warning: [^\n]*\n?)(?:  [^\n]*\n?)?", re.M
+)
 _create_client = myst_nb.sphinx_.create_client
 
 
@@ -100,7 +102,9 @@ def setup(app: Sphinx) -> dict:
     @contextmanager
     def checked_client(notebook, source, nb_config, logger, read_fmt=None):
         with _create_client(notebook, source, nb_config, logger, read_fmt) as client:
-            failed = bool(client.exec_metadata and not client.exec_metadata["succeeded"])
+            failed = bool(
+                client.exec_metadata and not client.exec_metadata["succeeded"]
+            )
             if failed:
                 _report_failure(client, client.exec_metadata)
             warned = _check_cells(client)
@@ -108,7 +112,9 @@ def setup(app: Sphinx) -> dict:
             # outputs in a copy: save those (as the page shows them) too.
             if client.notebook is not notebook:
                 notebook.update(client.notebook)
-            NbMetadataCollector.set_doc_data(app.env, app.env.docname, "cells", (failed, warned))
+            NbMetadataCollector.set_doc_data(
+                app.env, app.env.docname, "cells", (failed, warned)
+            )
             yield client
 
     def flagged(env, which: int) -> set[str]:
@@ -127,5 +133,5 @@ def setup(app: Sphinx) -> dict:
     myst_nb.sphinx_.create_client = checked_client
     app.connect("env-get-outdated", read_again)
     app.connect("build-finished", finished)
-    # A new env_version re-reads every page, so that each saved notebook has its outputs.
+    # A new env_version re-reads every page: each saved notebook gets its outputs.
     return {"env_version": 1, "parallel_read_safe": True, "parallel_write_safe": True}

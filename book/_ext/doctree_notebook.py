@@ -17,12 +17,25 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx_exercise.nodes import exercise_enumerable_node, solution_node
 
-DROPPED = (nodes.target, nodes.comment, nodes.substitution_definition, nodes.system_message,
-           addnodes.index, addnodes.toctree)
-TRANSPARENT = (nodes.inline, nodes.abbreviation, nodes.generated, addnodes.pending_xref,
-               nodes.paragraph, nodes.title, nodes.caption)
-BLOCKS = (nodes.container, nodes.compound, nodes.section, nodes.legend, nodes.entry,
-          nodes.list_item)
+# Invisible: targets, comments, substitution definitions, index entries.
+DROPPED = (nodes.Invisible, nodes.system_message, addnodes.toctree)
+TRANSPARENT = (
+    nodes.inline,
+    nodes.abbreviation,
+    nodes.generated,
+    addnodes.pending_xref,
+    nodes.paragraph,
+    nodes.title,
+    nodes.caption,
+)
+BLOCKS = (
+    nodes.container,
+    nodes.compound,
+    nodes.section,
+    nodes.legend,
+    nodes.entry,
+    nodes.list_item,
+)
 ESCAPED = re.compile(r"([\\`*_\[\]<$])")  # what Markdown would read as markup
 
 
@@ -40,13 +53,18 @@ def _ticks(text: str, least: int) -> str:
 
 def _prefix(text: str, first: str, rest: str) -> str:
     lines = text.split("\n")
-    return "\n".join([first + lines[0], *((rest + line).rstrip() for line in lines[1:])])
+    return "\n".join(
+        [first + lines[0], *((rest + line).rstrip() for line in lines[1:])]
+    )
 
 
 class _Writer:
-    def __init__(self, page_url: str, fignumbers: dict, warn: Callable[[str], None]) -> None:
+    def __init__(
+        self, page_url: str, fignumbers: dict, warn: Callable[[str], None]
+    ) -> None:
         self.page_url, self.fignumbers, self.warn = page_url, fignumbers, warn
-        self.cells: list[str | int] = []  # Markdown, or the index of an executed code cell
+        # Markdown, or the index of an executed code cell
+        self.cells: list[str | int] = []
         self.pending: list[str] = []
 
     def flush(self) -> None:
@@ -76,7 +94,9 @@ class _Writer:
             self.pending.append(f"**{self.title(node)}**")
             if isinstance(node, solution_node):
                 self.pending[-1] += " (try the exercise first)"
-                end = f"*End of the solution to {node[0].astext().split(' to ', 1)[-1]}.*"
+                end = (
+                    f"*End of the solution to {node[0].astext().split(' to ', 1)[-1]}.*"
+                )
             children = children[1:]
         for child in children:
             self.walk(child, level)
@@ -94,7 +114,8 @@ class _Writer:
             return f"**{self.inline(node)}**"
         if isinstance(node, nodes.literal_block):
             ticks, code = _ticks(node.astext(), 3), node.astext().rstrip()
-            return f"{ticks}{node.get('language', '').replace('default', '')}\n{code}\n{ticks}"
+            language = node.get("language", "").replace("default", "")
+            return f"{ticks}{language}\n{code}\n{ticks}"
         if isinstance(node, nodes.math_block):
             tag = f"\\tag{{{node['number']}}}\n" if node.get("number") else ""
             return f"$$\n{node.astext().strip()}\n{tag}$$"
@@ -102,7 +123,8 @@ class _Writer:
             start, bullet = node.get("start", 1), isinstance(node, nodes.bullet_list)
             marks = ["- " if bullet else f"{start + i}. " for i in range(len(node))]
             return "\n".join(
-                _prefix(self.block(item), mark, " " * len(mark)) for mark, item in zip(marks, node)
+                _prefix(self.block(item), mark, " " * len(mark))
+                for mark, item in zip(marks, node)
             )
         if isinstance(node, nodes.block_quote):
             return _prefix(self.blocks(node), "> ", "> ")
@@ -110,8 +132,13 @@ class _Writer:
             body = self.blocks(node[1:] if _titled(node) else node)
             return _prefix(f"**{self.title(node)}**\n\n{body}".strip(), "> ", "> ")
         if isinstance(node, nodes.table):
-            rows = [[self.block(entry).replace("|", "\\|").replace("\n", " ") for entry in row]
-                    for row in node.findall(nodes.row)]
+            rows = [
+                [
+                    self.block(entry).replace("|", "\\|").replace("\n", " ")
+                    for entry in row
+                ]
+                for row in node.findall(nodes.row)
+            ]
             lines = [f"| {' | '.join(row)} |" for row in rows]
             return "\n".join([lines[0], "|" + " --- |" * len(rows[0]), *lines[1:]])
         if isinstance(node, BLOCKS):
@@ -138,21 +165,32 @@ class _Writer:
             return f"${node.astext()}$"
         inner = "".join(map(self.inline, node.children))
         text = inner.strip()
-        left, right = inner[: inner.index(text)] if text else inner, inner[len(inner.rstrip()) :]
+        left, right = (
+            inner[: inner.index(text)] if text else inner,
+            inner[len(inner.rstrip()) :],
+        )
         if isinstance(node, nodes.emphasis):
             return f"{left}*{text}*{right}"
         if isinstance(node, nodes.strong):
             return f"{left}**{text}**{right}"
         if isinstance(node, nodes.reference):
-            url = urljoin(self.page_url, node.get("refuri") or "#" + node.get("refid", ""))
+            url = urljoin(
+                self.page_url, node.get("refuri") or "#" + node.get("refid", "")
+            )
             return f"{left}[{text}]({url}){right}"
         if not isinstance(node, (*TRANSPARENT, nodes.target)):
             self.warn(f"no notebook rendering for <{node.tagname}>")
         return inner
 
 
-def doctree_cells(doctree: nodes.document, executed: nbformat.NotebookNode, *, page_url: str,
-                  fignumbers: dict, warn: Callable[[str], None]) -> list[nbformat.NotebookNode]:
+def doctree_cells(
+    doctree: nodes.document,
+    executed: nbformat.NotebookNode,
+    *,
+    page_url: str,
+    fignumbers: dict,
+    warn: Callable[[str], None],
+) -> list[nbformat.NotebookNode]:
     """Return a chapter's notebook cells: Markdown from its resolved ``doctree``, code
     cells from ``executed``; links resolve from ``page_url``, the hosted page.
 
@@ -169,7 +207,9 @@ def doctree_cells(doctree: nodes.document, executed: nbformat.NotebookNode, *, p
             cells.append(nbformat.v4.new_markdown_cell(cell))
             continue
         if cell not in code or cell <= done:
-            raise ValueError(f"code cell {cell} of the page is not in the executed notebook")
+            raise ValueError(
+                f"code cell {cell} of the page is not in the executed notebook"
+            )
         # A cell the page removes (tag remove-cell) stays in the notebook, in its place.
         cells += [executed.cells[i] for i in code if done < i <= cell]
         done = cell

@@ -1,4 +1,5 @@
-"""Offer every chapter as a stand-alone notebook, with the package's wheel, a zip and Colab.
+"""Offer every chapter as a stand-alone notebook, with the package's wheel, a zip and
+Colab.
 
 Runs once the HTML build has finished, in the main process (so safe with ``-j``),
 from the doctrees Sphinx resolved. Everything is staged in a new folder and moved
@@ -22,15 +23,14 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import nbformat
+from doctree_notebook import doctree_cells
+from package_cache import package_hash, prune
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from sphinx.application import Sphinx
 from sphinx.errors import ConfigError
 from sphinx.util import logging
-
-from doctree_notebook import doctree_cells
-from package_cache import package_hash, prune
 from standalone_notebook import setup_cell_source, standalone_notebook
 
 logger = logging.getLogger(__name__)
@@ -38,31 +38,44 @@ logger = logging.getLogger(__name__)
 ARCHIVE = "executable-transformer-notebooks.zip"
 NOTEBOOK_BRANCH = "notebooks"
 RECIPE = ("<!-- notebook-recipe: start -->", "<!-- notebook-recipe: end -->")
-PIP_WHEEL = ("-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
-             "--disable-pip-version-check", "--quiet")
+# pip builds the wheel offline, from the copied sources alone.
+PIP_WHEEL = "-m pip wheel --no-deps --no-build-isolation --no-index --quiet".split()
 
 
 def cached_wheel(root: Path, package: Path, cache: Path, keep: int = 4) -> Path:
     """Return the wheel of the project at ``root`` in its current state, built into
-    ``cache`` if new; ``cache`` keeps the ``keep`` newest states. RuntimeError if pip fails."""
-    # The wheel also carries the chapters' sources (transformer.book_chapters reads them).
-    files = [root / "pyproject.toml", root / "README.md", *sorted((root / "book").glob("*.md"))]
+    ``cache`` if new; ``cache`` keeps the ``keep`` newest states. RuntimeError if pip
+    fails."""
+    # The wheel also carries the chapters' sources (transformer.book_chapters reads
+    # them).
+    files = [
+        root / "pyproject.toml",
+        root / "README.md",
+        *sorted((root / "book").glob("*.md")),
+    ]
     digest = hashlib.sha256(b"\0".join(p.read_bytes() for p in files)).hexdigest()
     folder = cache / f"{package_hash(package)[:16]}-{digest[:16]}"
     if not folder.is_dir():
         cache.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=cache, prefix=".build-") as tmp:
             source, dist = Path(tmp, "project"), Path(tmp, "dist")
-            shutil.copytree(package, source / package.relative_to(root),
-                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            shutil.copytree(
+                package,
+                source / package.relative_to(root),
+                ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+            )
             (source / "book").mkdir()
             for path in files:
                 shutil.copyfile(path, source / path.relative_to(root))
-            command = [sys.executable, *PIP_WHEEL, "--wheel-dir", str(dist), str(source)]
-            result = subprocess.run(command, capture_output=True, text=True)
+            command = [sys.executable, *PIP_WHEEL, "--wheel-dir", dist, source]
+            env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+            result = subprocess.run(command, capture_output=True, text=True, env=env)
             if result.returncode != 0 or len(list(dist.glob("*.whl"))) != 1:
-                raise RuntimeError(f"pip wheel failed (is setuptools installed?):\n{result.stderr}")
-            with contextlib.suppress(OSError):  # a concurrent build at this state was first
+                raise RuntimeError(
+                    f"pip wheel failed (is setuptools installed?):\n{result.stderr}"
+                )
+            # A concurrent build at this state may have been first.
+            with contextlib.suppress(OSError):
                 dist.rename(folder)
     os.utime(folder)  # most recently used
     prune(cache, keep)
@@ -70,15 +83,19 @@ def cached_wheel(root: Path, package: Path, cache: Path, keep: int = 4) -> Path:
 
 
 def archive_requirements(root: Path, project: dict, wheel: str) -> str:
-    """Return the archive's ``requirements.txt``: the package's dependencies, pinned as in
-    the project's ``requirements.txt`` (the versions that computed the outputs), Jupyter's
-    kernel and the wheel."""
+    """Return the archive's ``requirements.txt``: the package's dependencies, pinned
+    as in the project's ``requirements.txt`` (the versions that computed the outputs),
+    Jupyter's kernel and the wheel."""
+
     def name(requirement: str) -> str:
         return canonicalize_name(Requirement(requirement).name)
 
     lines = (root / "requirements.txt").read_text().splitlines()
-    pinned = {name(line): line for line in (line.split("#")[0].strip() for line in lines)
-              if line and not line.startswith("-")}
+    pinned = {
+        name(line): line
+        for line in (line.split("#")[0].strip() for line in lines)
+        if line and not line.startswith("-")
+    }
     lines = [pinned.get(name(r), r) for r in [*project["dependencies"], "ipykernel"]]
     return "# What the notebooks need; README.md says how to install it.\n" + "\n".join(
         [*lines, f"./{wheel}", ""]
@@ -95,7 +112,7 @@ def write_archive(folder: Path, target: Path) -> None:
 
 
 def place(source: Path, target: Path) -> None:
-    """Copy ``source`` to ``target`` through a new file, so that no reader sees half of it."""
+    """Copy ``source`` to ``target`` through a new file: no reader sees half of it."""
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}-{os.getpid()}")
     shutil.copyfile(source, partial)
@@ -103,14 +120,19 @@ def place(source: Path, target: Path) -> None:
 
 
 def executed_notebook(app: Sphinx, docname: str) -> Path:
-    """Return the page's notebook with its outputs, as ``cell_outputs`` has myst-nb save it."""
+    """Return the page's notebook with its outputs (``cell_outputs`` saves it)."""
     return Path(app.outdir).parent / "jupyter_execute" / f"{docname}.ipynb"
 
 
 def chapters(app: Sphinx) -> list[str]:
     """Return the pages that are notebooks (myst-nb executed them), in reading order."""
-    order = [*app.env.toctree_includes.get(app.config.root_doc, []), *sorted(app.env.found_docs)]
-    return sorted({doc for doc in order if executed_notebook(app, doc).is_file()}, key=order.index)
+    order = [
+        *app.env.toctree_includes.get(app.config.root_doc, []),
+        *sorted(app.env.found_docs),
+    ]
+    return sorted(
+        {doc for doc in order if executed_notebook(app, doc).is_file()}, key=order.index
+    )
 
 
 def colab_url(repository_url: str, docname: str) -> str | None:
@@ -123,9 +145,12 @@ def colab_url(repository_url: str, docname: str) -> str | None:
 
 
 def built_from(root: Path, repository_url: str) -> str | None:
-    """Return ``git+<repository>@<tag or commit>`` of the checkout at ``root``, if it is one."""
+    """Return ``git+<repository>@<tag or commit>`` of the checkout at ``root``, if
+    it is one."""
     for command in (["describe", "--tags", "--exact-match"], ["rev-parse", "HEAD"]):
-        result = subprocess.run(["git", *command], cwd=root, capture_output=True, text=True)
+        result = subprocess.run(
+            ["git", *command], cwd=root, capture_output=True, text=True
+        )
         if result.returncode == 0:
             return f"git+{repository_url}@{result.stdout.strip()}"
     return None
@@ -147,33 +172,71 @@ def _on_builder_inited(app: Sphinx) -> None:
     if app.builder.format == "html":
         root, cache = Path(app.confdir), Path(app.outdir).parent / ".wheel_cache"
         package = root / config.package_cache_watch
-        app.notebook_wheel = cached_wheel(root, package, cache, config.package_cache_keep)
+        app.notebook_wheel = cached_wheel(
+            root, package, cache, config.package_cache_keep
+        )
 
 
-def _on_page_context(app: Sphinx, pagename: str, templatename: str, context, doctree) -> None:
+def _on_page_context(
+    app: Sphinx, pagename: str, templatename: str, context, doctree
+) -> None:
     """Give a chapter's download menu its notebook, the wheel and the zip; add Colab."""
     chapter = doctree is not None and executed_notebook(app, pagename).is_file()
     pathto, buttons = context["pathto"], context.get("header_buttons", [])
 
     def link(path: str, text: str, icon: str, tooltip: str) -> dict:
         url = path if "://" in path else pathto(path, 1)
-        return {"type": "link", "url": url, "text": text, "icon": icon, "tooltip": tooltip,
-                "label": f"{text.strip('.').split()[-1].lower()}-button"}
+        return {
+            "type": "link",
+            "url": url,
+            "text": text,
+            "icon": icon,
+            "tooltip": tooltip,
+            "label": f"{text.strip('.').split()[-1].lower()}-button",
+        }
 
     for group in buttons:
         if group.get("label") == "download-buttons":
             group["buttons"] = [b for b in group["buttons"] if "pdf" in b["label"]]
-            group["buttons"][:0] = [
-                link(f"_sources/{pagename}.ipynb", ".ipynb", "fas fa-code", "This notebook"),
-                link(f"_downloads/{app.notebook_wheel.name}", ".whl", "fas fa-box",
-                     "The package (put it beside the notebook)"),
-                link(f"_downloads/{ARCHIVE}", ".zip", "fas fa-file-zipper", "Every notebook"),
-            ] if chapter else []
+            group["buttons"][:0] = (
+                [
+                    link(
+                        f"_sources/{pagename}.ipynb",
+                        ".ipynb",
+                        "fas fa-code",
+                        "This notebook",
+                    ),
+                    link(
+                        f"_downloads/{app.notebook_wheel.name}",
+                        ".whl",
+                        "fas fa-box",
+                        "The package (put it beside the notebook)",
+                    ),
+                    link(
+                        f"_downloads/{ARCHIVE}",
+                        ".zip",
+                        "fas fa-file-zipper",
+                        "Every notebook",
+                    ),
+                ]
+                if chapter
+                else []
+            )
     colab = colab_url(app.config.notebook_repository_url, pagename)
     if chapter and colab:
-        button = link(colab, "Open in Colab", "_static/images/logo_colab.png", "Run it in Colab")
-        buttons.insert(0, {"type": "group", "tooltip": "Run this chapter", "icon": "fas fa-rocket",
-                           "buttons": [button], "label": "launch-buttons"})
+        button = link(
+            colab, "Open in Colab", "_static/images/logo_colab.png", "Run it in Colab"
+        )
+        buttons.insert(
+            0,
+            {
+                "type": "group",
+                "tooltip": "Run this chapter",
+                "icon": "fas fa-rocket",
+                "buttons": [button],
+                "label": "launch-buttons",
+            },
+        )
 
 
 def _stage(app: Sphinx, staging: Path) -> list[str]:
@@ -182,30 +245,52 @@ def _stage(app: Sphinx, staging: Path) -> list[str]:
     book_url = config.notebook_book_url.rstrip("/") + "/"
     wheel = Path(shutil.copy(app.notebook_wheel, staging)).name
     project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
-    oldest = next(s.version for s in SpecifierSet(project["requires-python"]) if s.operator == ">=")
+    oldest = next(
+        s.version
+        for s in SpecifierSet(project["requires-python"])
+        if s.operator == ">="
+    )
     python = tuple(map(int, oldest.split(".")[:2]))  # the oldest Python supported
     setup = setup_cell_source(
-        wheel=wheel, python=python, zip_url=f"{book_url}_downloads/{ARCHIVE}",
+        wheel=wheel,
+        python=python,
+        zip_url=f"{book_url}_downloads/{ARCHIVE}",
         fallback=built_from(root, config.notebook_repository_url),
     )
     listing = []
     for docname in chapters(app):
         executed = nbformat.read(executed_notebook(app, docname), as_version=4)
         cells = doctree_cells(
-            env.get_and_resolve_doctree(docname, app.builder), executed,
-            page_url=f"{book_url}{docname}.html", fignumbers=env.toc_fignumbers.get(docname, {}),
-            warn=lambda text, doc=docname: logger.warning(f"notebook: {text}", location=doc))
-        nbformat.write(standalone_notebook(cells, executed, setup), staging / f"{docname}.ipynb")
+            env.get_and_resolve_doctree(docname, app.builder),
+            executed,
+            page_url=f"{book_url}{docname}.html",
+            fignumbers=env.toc_fignumbers.get(docname, {}),
+            warn=lambda text, doc=docname: logger.warning(
+                f"notebook: {text}", location=doc
+            ),
+        )
+        nbformat.write(
+            standalone_notebook(cells, executed, setup), staging / f"{docname}.ipynb"
+        )
         listing.append(f"- `{docname}.ipynb`: {env.titles[docname].astext()}")
-    (staging / "requirements.txt").write_text(archive_requirements(root, project, wheel))
+    (staging / "requirements.txt").write_text(
+        archive_requirements(root, project, wheel)
+    )
     (staging / "README.md").write_text(
-        f"# {config.project}: the notebooks\n\nEvery chapter of [{config.project}]({book_url})"
-        " as a Jupyter notebook, with the outputs\ncomputed when the book was built, and the"
-        f" package the chapters import.\n\n## Run them\n\nWith Python {python[0]}.{python[1]}"
-        f" or newer, in this folder:\n\n{recipe(root / 'README.md')}\n\n## Contents\n\n"
-        + "\n".join([*listing, f"- `{wheel}`: the `transformer` package",
-                     "- `requirements.txt`: what the notebooks import"])
-        + f"\n\nThe source of the book and of the package: {config.notebook_repository_url}\n"
+        f"# {config.project}: the notebooks\n\nEvery chapter of "
+        f"[{config.project}]({book_url}) as a Jupyter notebook, with the outputs\n"
+        "computed when the book was built, and the package the chapters import.\n\n"
+        f"## Run them\n\nWith Python {python[0]}.{python[1]} or newer, in this folder:"
+        f"\n\n{recipe(root / 'README.md')}\n\n## Contents\n\n"
+        + "\n".join(
+            [
+                *listing,
+                f"- `{wheel}`: the `transformer` package",
+                "- `requirements.txt`: what the notebooks import",
+            ]
+        )
+        + "\n\nThe source of the book and of the package: "
+        + f"{config.notebook_repository_url}\n"
     )
     return [line.split("`")[1] for line in listing]
 
@@ -227,18 +312,22 @@ def _on_build_finished(app: Sphinx, exception: Exception | None) -> None:
             old.unlink(missing_ok=True) if old.name != wheel.name else None
         write_archive(staging, outdir / "_downloads" / ARCHIVE)
         shutil.rmtree(build / "notebooks", ignore_errors=True)
-        with contextlib.suppress(OSError):  # another build swapped its notebooks in meanwhile
+        # Another build may have swapped its notebooks in meanwhile.
+        with contextlib.suppress(OSError):
             staging.rename(build / "notebooks")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    logger.info("notebooks: %d chapters in notebooks/ and _downloads/%s", len(names), ARCHIVE)
+    logger.info(
+        "notebooks: %d chapters in notebooks/ and _downloads/%s", len(names), ARCHIVE
+    )
 
 
 def setup(app: Sphinx) -> dict:
     app.add_config_value("notebook_book_url", "", "html", str)
     app.add_config_value("notebook_repository_url", "", "html", str)
     app.connect("builder-inited", _on_builder_inited)
-    app.connect("html-page-context", _on_page_context, priority=502)  # after the theme's 501
+    # After the theme's handler (priority 501).
+    app.connect("html-page-context", _on_page_context, priority=502)
     app.connect("build-finished", _on_build_finished)
     # A new env_version re-reads (and so re-writes) every page: all get the new buttons.
     return {"env_version": 2, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -45,14 +45,15 @@ def check_package_source(code: Path) -> None:
     found = Path(transformer.__file__).resolve().parent
     if found != (code / "transformer").resolve():
         raise RuntimeError(
-            f"imported transformer from {found}, not from this checkout's {code}/transformer. "
-            "Another installation shadows it: unset PYTHONPATH and VIRTUAL_ENV, then run "
-            "`make setup` in this checkout."
+            f"imported transformer from {found}, not from this checkout's "
+            f"{code}/transformer. Another installation shadows it: unset PYTHONPATH "
+            "and VIRTUAL_ENV, then run `make setup` in this checkout."
         )
 
 
 def _lock(cache: Path, mode: int):
-    """Return ``cache``'s lock file locked in ``mode``, or None if another build holds it."""
+    """Return ``cache``'s lock file locked in ``mode``, or None if another build holds
+    it."""
     handle = open(cache / LOCK, "a")
     try:
         fcntl.flock(handle, mode | fcntl.LOCK_NB)
@@ -68,7 +69,9 @@ def prune(root: Path, keep: int) -> None:
     states.sort(key=lambda p: p.stat().st_mtime)
     for old in states[: max(len(states) - keep, 0)]:
         if (handle := _lock(old, fcntl.LOCK_EX)) is not None:
-            logger.info("removing %s/%s, of an older package state", root.name, old.name)
+            logger.info(
+                "removing %s/%s, of an older package state", root.name, old.name
+            )
             shutil.rmtree(old)
             handle.close()
 
@@ -76,7 +79,9 @@ def prune(root: Path, keep: int) -> None:
 def _on_config_inited(app: Sphinx, config: Config) -> None:
     folder = Path(app.confdir, config.package_cache_watch)
     if not folder.is_dir():
-        raise RuntimeError(f"package_cache_watch: no folder {config.package_cache_watch!r}")
+        raise RuntimeError(
+            f"package_cache_watch: no folder {config.package_cache_watch!r}"
+        )
     config.package_cache_hash = key = package_hash(folder)[:16]
     root = Path(app.outdir).parent / CACHE_ROOT
     cache = root / key

@@ -12,22 +12,35 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+from string import Template
 
 import nbformat
 
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
-# The tags hide-input, remove-output, ... as the metadata that collapses a cell in JupyterLab.
-HIDDEN = {"input": ["source_hidden"], "output": ["outputs_hidden"],
-          "cell": ["source_hidden", "outputs_hidden"]}
+# The tags hide-input, remove-output, ... as the metadata that collapses a cell in
+# JupyterLab.
+HIDDEN = {
+    "input": ["source_hidden"],
+    "output": ["outputs_hidden"],
+    "cell": ["source_hidden", "outputs_hidden"],
+}
 
-# The set-up cell after its constants (see setup_cell_source).
-SETUP_BODY = """\
+# The set-up cell; setup_cell_source fills in the $names.
+SETUP = """\
+# Set-up: install this book's package, $name $version, unless it is installed:
+# the wheel in this notebook's or the working folder, else the repository at the
+# built commit. torch is CPU-only unless TORCH_INDEX_URL names another ("": pip's).
+import importlib, importlib.metadata as metadata, os, pathlib, subprocess, sys
+distribution, cpu_index = $distribution, $cpu_index
+version, wheel, python = $version_string, $wheel, $python
+repository = $repository
+archive = $archive
 try:
     installed = metadata.version(distribution)
 except metadata.PackageNotFoundError:
     installed = None
 if installed != version:
-    notebook = globals().get("__vsc_ipynb_file__") or os.environ.get("JPY_SESSION_NAME", "")
+    notebook = globals().get("__vsc_ipynb_file__") or os.getenv("JPY_SESSION_NAME", "")
     folders = [pathlib.Path(notebook).parent.resolve(), pathlib.Path.cwd()]
     sources = [str(f / wheel) for f in folders if (f / wheel).is_file()][:1]
     sources += [repository] * bool(repository)
@@ -41,8 +54,9 @@ if installed != version:
     else:
         raise RuntimeError(
             f"This notebook needs Python >= {'.'.join(map(str, python))} (this is "
-            f"{sys.version.split()[0]}) and {distribution} {version}, which pip could not install."
-            f"\\nPut {wheel} beside this notebook, or use the zip of all notebooks: {archive}"
+            f"{sys.version.split()[0]}) and {distribution} {version}, which pip "
+            f"could not install.\\nPut {wheel} beside this notebook, or use the zip "
+            f"of all notebooks: {archive}"
         )
     importlib.invalidate_caches()"""
 
@@ -53,20 +67,14 @@ def setup_cell_source(
     """Return the set-up cell's source, for ``wheel`` (its file name names the
     distribution and version), the oldest ``python`` and the ``fallback`` that pip
     installs without the wheel (``git+<repository>@<commit>``, or None)."""
-    distribution, version = wheel.split("-")[:2]
-    distribution = distribution.replace("_", "-")
-    return "\n".join([
-        f"# Set-up: install this book's package, {distribution} {version}, unless it is installed.",
-        "# pip takes the wheel from this notebook's folder or the working folder, else the",
-        "# repository at the commit the book was built from; torch is CPU-only unless the",
-        '# environment variable TORCH_INDEX_URL names another index ("" for pip\'s default).',
-        "import importlib, importlib.metadata as metadata, os, pathlib, subprocess, sys",
-        f"distribution, cpu_index = {json.dumps(distribution)}, {json.dumps(CPU_INDEX)}",
-        f"version, wheel, python = {json.dumps(version)}, {json.dumps(wheel)}, {tuple(python)}",
-        f"repository = {json.dumps(fallback or '')}",
-        f"archive = {json.dumps(zip_url)}",
-        SETUP_BODY,
-    ])
+    name, version = wheel.split("-")[:2]
+    name = name.replace("_", "-")
+    values = dict(distribution=name, cpu_index=CPU_INDEX, version_string=version)
+    values.update(wheel=wheel, repository=fallback or "", archive=zip_url)
+    values = {key: json.dumps(value) for key, value in values.items()}
+    return Template(SETUP).substitute(
+        values, name=name, version=version, python=tuple(python)
+    )
 
 
 def standalone_notebook(
@@ -77,7 +85,11 @@ def standalone_notebook(
     Cell ids are derived from the content; timings, and notebook metadata other
     than the kernel's (which could name a machine), are dropped.
     """
-    metadata = {k: v for k, v in executed.metadata.items() if k in ("kernelspec", "language_info")}
+    metadata = {
+        k: v
+        for k, v in executed.metadata.items()
+        if k in ("kernelspec", "language_info")
+    }
     notebook = nbformat.v4.new_notebook(metadata=metadata)
     notebook.cells = [nbformat.v4.new_code_cell(setup), *copy.deepcopy(cells)]
     for index, cell in enumerate(notebook.cells):
