@@ -17,7 +17,9 @@ sys.path.insert(0, str(ROOT / "book" / "_ext"))
 # code/transformer, whatever else the environment has installed.
 CODE = str(ROOT / "code")
 sys.path.insert(0, CODE)
-_others = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p not in ("", CODE)]
+_others = [
+    p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p not in ("", CODE)
+]
 os.environ["PYTHONPATH"] = os.pathsep.join([CODE, *_others])
 from package_cache import check_package_source  # noqa: E402
 
@@ -53,7 +55,13 @@ extensions = [
     "listing_captions",  # every listing of package code names its file and object
 ]
 
-exclude_patterns = ["_ext", "_static", "_templates", "**.ipynb_checkpoints", "jupyter_execute"]
+exclude_patterns = [
+    "_ext",
+    "_static",
+    "_templates",
+    "**.ipynb_checkpoints",
+    "jupyter_execute",
+]
 nitpicky = True
 suppress_warnings: list[str] = []
 
@@ -64,9 +72,16 @@ if ONLY_CHAPTER:
     if not (ROOT / "book" / f"{ONLY_CHAPTER}.md").is_file():
         raise ValueError(f"BOOK_ONLY_CHAPTER: no chapter book/{ONLY_CHAPTER}.md")
     exclude_patterns += [
-        p.name for p in (ROOT / "book").glob("*.md") if p.stem not in {"index", ONLY_CHAPTER}
+        p.name
+        for p in (ROOT / "book").glob("*.md")
+        if p.stem not in {"index", ONLY_CHAPTER}
     ]
-    suppress_warnings += ["toc.excluded", "toc.not_readable", "ref", "notebook.solution"]
+    suppress_warnings += [
+        "toc.excluded",
+        "toc.not_readable",
+        "ref",
+        "notebook.solution",
+    ]
 
 # -- MyST and notebook execution ------------------------------------------------
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
@@ -104,14 +119,18 @@ html_theme = "sphinx_book_theme"
 html_title = project
 # MathJax 3 is served from the site, so math renders with no network: the files
 # of sphinx-mathjax-offline (whose own extension is not parallel-safe).
-_MATHJAX = importlib.util.find_spec("sphinx-mathjax-offline")  # a folder name with dashes
+_MATHJAX = importlib.util.find_spec(
+    "sphinx-mathjax-offline"
+)  # a folder name with dashes
 html_static_path = ["book/_static", str(Path(_MATHJAX.origin).parent / "static")]
 mathjax_path = "mathjax/tex-chtml.js"
 html_css_files = ["book.css"]
 html_show_sourcelink = True
 html_copy_source = True
 html_baseurl = BOOK_URL
-html_favicon = "book/_static/favicon.svg"  # else browsers ask for /favicon.ico and get a 404
+html_favicon = (
+    "book/_static/favicon.svg"  # else browsers ask for /favicon.ico and get a 404
+)
 # pydata-sphinx-theme reads the colour mode from here; left empty, a fresh
 # browser profile logs "Got invalid theme mode" as a console error.
 html_context = {"default_mode": "auto"}
@@ -142,6 +161,10 @@ autodoc_typehints_description_target = "documented"
 # attention-explorer.js draws every `.attention-explorer` that a chapter's cell
 # exported (transformer.tools.explorer); print.css styles the page for `make pdf`
 # and for a reader's own printing.
-html_css_files += ["attention-explorer.css", "accessibility.css", ("print.css", {"media": "print"})]
+html_css_files += [
+    "attention-explorer.css",
+    "accessibility.css",
+    ("print.css", {"media": "print"}),
+]
 html_js_files = [("attention-explorer.js", {"defer": "defer"})]
 extensions += ["print_book"]  # `make pdf` prints the singlehtml build

@@ -142,8 +142,9 @@ class HeadwiseMultiHeadAttention(_MultiHeadSizes):
         """
         check_attention_inputs(self, query, key, value, mask)
         mask = _mask_per_head(mask, query, key, self.h)
+        # h tensors (B, L, d_k), one per head
         outputs = [
-            head(query, key, value, None if mask is None else mask[:, i])  # (B, L, d_k)
+            head(query, key, value, None if mask is None else mask[:, i])
             for i, head in enumerate(self.heads)
         ]
         # (B, L, d_model)
