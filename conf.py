@@ -50,7 +50,7 @@ extensions = [
     "sphinx_togglebutton",
     "sphinx_exercise",
     "package_cache",  # re-run chapters when code/transformer changes
-    "cell_outputs",  # failing cells and warnings reported; printed output merged exactly
+    "cell_outputs",  # failing cells and warnings reported; output merged exactly
     "notebook_download",  # stand-alone .ipynb downloads, and a zip of them all
     "listing_captions",  # every listing of package code names its file and object
 ]

@@ -104,7 +104,8 @@ def test_decoder_only_transformer_rejects_what_is_not_its_config():
         (
             (X, causal_mask(5)),
             ValueError,
-            r"mask must broadcast to \(B, h, L, L\) = \(3, 4, 6, 6\), got shape \(5, 5\)",
+            r"mask must broadcast to \(B, h, L, L\) = \(3, 4, 6, 6\), got shape "
+            r"\(5, 5\)",
         ),
         ((X, causal_mask(6).float()), TypeError, r"mask must be a boolean tensor"),
     ],

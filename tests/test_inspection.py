@@ -42,8 +42,10 @@ def test_shape_trace_records_every_call_in_call_order():
         outputs=(((3, 4, 11), torch.float32),),
     )
     top = [r.name for r in records if r.depth == 1]
-    assert top == ["src_embed", "positional", "encoder", "tgt_embed", "positional", "decoder",
-                   "out_proj"]  # fmt: skip
+    assert top == [
+        *("src_embed", "positional", "encoder"),
+        *("tgt_embed", "positional", "decoder", "out_proj"),
+    ]
     # One record per call: the positional module (and its dropout) runs twice,
     # an nn.ModuleList is never called.
     modules = list(model.modules())
@@ -61,8 +63,9 @@ def test_shape_trace_nests_sublayers_under_the_module_that_calls_them():
     assert records[i + 1].name == "encoder.layers.0.self_attn"
     assert records[i + 1].depth == records[i].depth + 1
     cross = next(r for r in records if r.name == "decoder.layers.0.cross_attn")
-    assert [shape for _, shape, _ in cross.inputs] == [(3, 4, 12), (3, 5, 12), (3, 5, 12),
-                                                       (3, 1, 1, 5)]  # fmt: skip
+    # query, key, value, mask
+    expected = [(3, 4, 12), (3, 5, 12), (3, 5, 12), (3, 1, 1, 5)]
+    assert [shape for _, shape, _ in cross.inputs] == expected
 
 
 def test_shape_trace_filters_by_depth_and_class():

@@ -29,7 +29,7 @@ MASKS = ["none", "causal", "padding", "both"]
 
 
 def masks(kind, B, L, S):
-    """Return our mask and PyTorch's ``(attn_mask, key_padding_mask)`` for the same blocking.
+    """Return our mask and PyTorch's ``(attn_mask, key_padding_mask)``, same blocking.
 
     "causal" lets query ``i`` see keys ``0..i``; "padding" gives the sequences
     decreasing true lengths (every one at least 1, so no row is fully masked).
@@ -58,7 +58,7 @@ def seeded(build):
 
 
 def randomize_norms(module):
-    """Give every layer norm a non-trivial gain and bias so that copying them is tested."""
+    """Give every layer norm a non-trivial gain and bias, so that copying is tested."""
     with torch.no_grad():
         for name, parameter in module.named_parameters():
             if "norm" in name:

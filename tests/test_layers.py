@@ -164,7 +164,8 @@ def test_layers_reject_bad_constructor_arguments(kind, args, options, error, mat
         (
             (torch.randn(2, 5, D_MODEL), causal_mask(4)),
             ValueError,
-            r"mask must broadcast to \(B, h, L, S\) = \(2, 4, 5, 5\), got shape \(4, 4\)",
+            r"mask must broadcast to \(B, h, L, S\) = \(2, 4, 5, 5\), got shape "
+            r"\(4, 4\)",
         ),
     ],
 )
@@ -187,23 +188,27 @@ X, MEMORY = torch.randn(2, 5, D_MODEL), torch.randn(2, 7, D_MODEL)
         (
             (X, torch.randn(2, 7, 12)),
             ValueError,
-            r"memory must have shape \(B, S, d_model\) with last dimension 16, got shape \(2, 7",
+            r"memory must have shape \(B, S, d_model\) with last dimension 16, got "
+            r"shape \(2, 7",
         ),
         (
             (X, torch.randn(3, 7, D_MODEL)),
             ValueError,
-            r"memory must have shape \(B, S, d_model\) with B=2 as in x, got shape \(3, 7, 16\)",
+            r"memory must have shape \(B, S, d_model\) with B=2 as in x, got shape "
+            r"\(3, 7, 16\)",
         ),
         ((X, torch.randn(2, 0, D_MODEL)), ValueError, r"memory must not be empty"),
         (
             (X, MEMORY, causal_mask(7)),
             ValueError,
-            r"self_mask must broadcast to \(B, h, L, L\) = \(2, 4, 5, 5\), got shape \(7, 7\)",
+            r"self_mask must broadcast to \(B, h, L, L\) = \(2, 4, 5, 5\), got "
+            r"shape \(7, 7\)",
         ),
         (
             (X, MEMORY, None, padding_mask([5, 3])),
             ValueError,
-            r"cross_mask must broadcast to \(B, h, L, S\) = \(2, 4, 5, 7\), got shape \(2, 1, 1",
+            r"cross_mask must broadcast to \(B, h, L, S\) = \(2, 4, 5, 7\), got "
+            r"shape \(2, 1, 1",
         ),
         (
             (X, MEMORY, None, torch.ones(2, 1, 1, 7)),

@@ -155,12 +155,14 @@ SRC, TGT = ids(V_SRC, 2, 7), ids(V_TGT, 2, 5)
         (
             (SRC, TGT, causal_mask(7)),
             ValueError,
-            r"src_mask must broadcast to \(B, h, L, S\) = \(2, 4, 5, 7\), got shape \(7, 7\)",
+            r"src_mask must broadcast to \(B, h, L, S\) = \(2, 4, 5, 7\), got shape "
+            r"\(7, 7\)",
         ),
         (
             (SRC, TGT, padding_mask([5, 3])),
             ValueError,
-            r"src_mask must broadcast to \(B, h, S, S\) = \(2, 4, 7, 7\), got shape \(2, 1, 1, 5\)",
+            r"src_mask must broadcast to \(B, h, S, S\) = \(2, 4, 7, 7\), got shape "
+            r"\(2, 1, 1, 5\)",
         ),
         (
             (SRC, TGT, padding_mask([7, 3]).long()),
@@ -170,7 +172,8 @@ SRC, TGT = ids(V_SRC, 2, 7), ids(V_TGT, 2, 5)
         (
             (SRC, TGT, None, causal_mask(7)),
             ValueError,
-            r"tgt_mask must broadcast to \(B, h, L, L\) = \(2, 4, 5, 5\), got shape \(7, 7\)",
+            r"tgt_mask must broadcast to \(B, h, L, L\) = \(2, 4, 5, 5\), got shape "
+            r"\(7, 7\)",
         ),
     ],
 )

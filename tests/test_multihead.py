@@ -121,12 +121,14 @@ X = torch.randn(2, 5, 16)
         (
             (X, torch.randn(2, 5, 12), X),
             ValueError,
-            r"key must have shape \(B, S, d_model\) with last dimension 16, got shape \(2, 5, 12\)",
+            r"key must have shape \(B, S, d_model\) with last dimension 16, got "
+            r"shape \(2, 5, 12\)",
         ),
         (
             (X, X, torch.randn(2, 4, 16)),
             ValueError,
-            r"key and value must have shape .* got key \(2, 5, 16\) and value \(2, 4, 16\)",
+            r"key and value must have shape .* got key \(2, 5, 16\) and value \(2, "
+            r"4, 16\)",
         ),
         (
             (X, torch.randn(3, 5, 16), torch.randn(3, 5, 16)),
@@ -149,7 +151,8 @@ X = torch.randn(2, 5, 16)
         (
             (X, X, X, torch.ones(4, 5, dtype=torch.bool)),
             ValueError,
-            r"mask must broadcast to \(B, h, L, S\) = \(2, 4, 5, 5\), got shape \(4, 5\)",
+            r"mask must broadcast to \(B, h, L, S\) = \(2, 4, 5, 5\), got shape "
+            r"\(4, 5\)",
         ),
         (
             (X, X, X, torch.ones(2, 5, 5, dtype=torch.bool)),

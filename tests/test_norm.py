@@ -68,7 +68,8 @@ def test_layer_norm_rejects_bad_constructor_arguments(args, error, match):
         (
             torch.randn(3, 5),
             ValueError,
-            r"x must have shape \(\.\.\., d_model\) with last dimension 4, got shape \(3, 5\)",
+            r"x must have shape \(\.\.\., d_model\) with last dimension 4, got "
+            r"shape \(3, 5\)",
         ),
         (torch.randn(0, 4), ValueError, r"x must not be empty"),
         ([1.0, 2.0], TypeError, r"x must be a torch.Tensor"),

@@ -1,4 +1,4 @@
-"""Tests of transformer.tools.teaching_multihead: both teaching variants equal MultiHeadAttention."""
+"""Tests of tools.teaching_multihead: both variants equal MultiHeadAttention."""
 
 import pytest
 import torch

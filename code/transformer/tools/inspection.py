@@ -20,6 +20,8 @@ from dataclasses import dataclass
 import torch
 import torch.nn as nn
 
+from ..checks.inspection import check_trace_options
+
 Shape = tuple[int, ...]
 
 
@@ -121,13 +123,7 @@ def shape_trace(
             hold module classes.
         ValueError: If ``max_depth`` is negative.
     """
-    if not isinstance(model, nn.Module):
-        raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
-    if max_depth is not None and (not isinstance(max_depth, int) or max_depth < 0):
-        raise ValueError(f"max_depth must be None or an int >= 0, got {max_depth!r}")
-    exclude = tuple(exclude)
-    if not all(isinstance(k, type) and issubclass(k, nn.Module) for k in exclude):
-        raise TypeError(f"exclude must hold nn.Module classes, got {exclude!r}")
+    exclude = check_trace_options(model, max_depth, tuple(exclude))
 
     names = {module: name for name, module in model.named_modules()}
     records: list[dict] = []

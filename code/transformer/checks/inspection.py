@@ -1,0 +1,22 @@
+"""The checks of the inspection tools."""
+
+from __future__ import annotations
+
+import torch.nn as nn
+
+
+def check_trace_options(
+    model: object, max_depth: object, exclude: tuple
+) -> tuple[type[nn.Module], ...]:
+    """Check what a shape trace records; return ``exclude`` as a tuple of classes.
+
+    ``model`` is an ``nn.Module``, ``max_depth`` is ``None`` or an int >= 0, and
+    ``exclude`` holds ``nn.Module`` subclasses.
+    """
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
+    if max_depth is not None and (not isinstance(max_depth, int) or max_depth < 0):
+        raise ValueError(f"max_depth must be None or an int >= 0, got {max_depth!r}")
+    if not all(isinstance(k, type) and issubclass(k, nn.Module) for k in exclude):
+        raise TypeError(f"exclude must hold nn.Module classes, got {exclude!r}")
+    return exclude
