@@ -184,7 +184,7 @@ def test_decoding_rejects_bad_input():
 
 
 class TorchSpy:
-    """Stands in for ``torch`` inside ``transformer.inference.decode``; records tensor factories."""
+    """Stands in for ``torch`` in a module; records the tensor factories it calls."""
 
     FACTORIES = {"full", "zeros", "ones", "arange", "tensor", "as_tensor", "empty"}
 
@@ -204,11 +204,13 @@ class TorchSpy:
 
 
 def test_decoding_makes_every_tensor_on_the_models_device(monkeypatch):
+    import transformer.checks.generation as checks
     import transformer.inference.decode as decode
 
     model, lm = random_models()
     spy = TorchSpy()
     monkeypatch.setattr(decode, "torch", spy)
+    monkeypatch.setattr(checks, "torch", spy)  # the checks make the lengths
     src = torch.tensor([[4, 5, EOS_ID], [6, EOS_ID, PAD_ID]])
     decode.greedy_decode(model, src, [3, 2], max_len=4)
     decode.greedy_decode(model, src, max_len=4)
