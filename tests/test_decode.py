@@ -14,11 +14,13 @@ from transformer.data.tasks import make_task
 from transformer.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
 from transformer.inference.decode import (
     exact_match,
+    extend,
     greedy_decode,
     greedy_generate,
     predict,
     strip_eos,
 )
+from transformer.inference.generate import generate
 from transformer.training.train import train
 
 V = 12
@@ -184,7 +186,7 @@ def test_decoding_rejects_bad_input():
 
 
 class TorchSpy:
-    """Stands in for ``torch`` inside ``transformer.inference.decode``; records tensor factories."""
+    """Stands in for ``torch`` in a module; records the tensor factories it calls."""
 
     FACTORIES = {"full", "zeros", "ones", "arange", "tensor", "as_tensor", "empty"}
 
@@ -204,11 +206,13 @@ class TorchSpy:
 
 
 def test_decoding_makes_every_tensor_on_the_models_device(monkeypatch):
+    import transformer.checks.generation as checks
     import transformer.inference.decode as decode
 
     model, lm = random_models()
     spy = TorchSpy()
     monkeypatch.setattr(decode, "torch", spy)
+    monkeypatch.setattr(checks, "torch", spy)  # the checks make the lengths
     src = torch.tensor([[4, 5, EOS_ID], [6, EOS_ID, PAD_ID]])
     decode.greedy_decode(model, src, [3, 2], max_len=4)
     decode.greedy_decode(model, src, max_len=4)
@@ -298,3 +302,32 @@ def test_predict_caps_the_answer_length_at_what_the_model_reads():
         "copy", n_symbols=5, min_len=5, max_len=5, n_train=4, n_test=4
     ).test
     assert len(predict(short, examples)) == 4
+
+
+def test_extend_appends_the_chosen_tokens_and_stops_rows_at_eos_when_asked():
+    script = [[5, EOS_ID], [EOS_ID, 7], [6, 8]]  # the next token of each row, by step
+
+    def next_logits(tokens):
+        return F.one_hot(torch.tensor(script[tokens.shape[1] - 1]), V).float()
+
+    start = torch.full((2, 1), BOS_ID)
+    assert extend(start, next_logits, 3).tolist() == [
+        [BOS_ID, 5, EOS_ID],
+        [BOS_ID, EOS_ID, PAD_ID],
+    ]
+    assert extend(start, next_logits, 3, stop_at_eos=False).tolist() == [
+        [BOS_ID, 5, EOS_ID, 6],
+        [BOS_ID, EOS_ID, 7, 8],
+    ]
+    least_likely = extend(start, next_logits, 1, choose=lambda z: z.argmin(-1, True))
+    assert least_likely[:, 1].tolist() == [0, 0]
+
+
+def test_greedy_generate_and_generate_write_the_same_tokens_up_to_eos():
+    _, lm = random_models()
+    prompt = torch.tensor([[BOS_ID, 4, 5], [BOS_ID, 6, 7], [BOS_ID, 9, 9]])
+    greedy = greedy_generate(lm, prompt, max_new_tokens=8)
+    written = generate(lm, prompt, 8)[:, 3:]
+    for g, w in zip(greedy.tolist(), written.tolist()):
+        n = g.index(EOS_ID) + 1 if EOS_ID in g else len(g)
+        assert g[:n] == w[:n]

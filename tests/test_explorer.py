@@ -1,4 +1,4 @@
-"""The attention explorer's data: every stage, rounded, equal to the model's own numbers."""
+"""The attention explorer's data: every stage, rounded, equal to the model's numbers."""
 
 import json
 import math

@@ -9,9 +9,9 @@ from transformer import (
     Transformer,
     TransformerConfig,
 )
-from transformer.data.batches import lm_batch
+from transformer.data.batches import lm_batch, seq2seq_batch
 from transformer.data.tasks import make_task
-from transformer.training.train import noam_lr, train
+from transformer.training.train import noam_lr, train, train_step
 
 
 def tiny_transformer(V: int, **overrides) -> Transformer:
@@ -121,3 +121,32 @@ def test_train_rejects_bad_data_and_models():
         train(tiny_transformer(data.vocab_size), data.train, steps=2)
     with pytest.raises(TypeError, match="model must be an nn.Module"):
         train("model", data, steps=2)
+
+
+def test_train_step_sets_the_rate_clips_the_gradient_and_returns_detached_logits():
+    data = make_task("copy", n_train=20, n_test=8)
+    torch.manual_seed(0)
+    model = tiny_transformer(data.vocab_size).eval()
+    optimizer = torch.optim.SGD(model.parameters(), lr=123.0)
+    batch = seq2seq_batch(data.train[:4])
+    before = [p.detach().clone() for p in model.parameters()]
+    logits = train_step(model, optimizer, batch, lr=0.5, clip=1e-3)
+    assert optimizer.param_groups[0]["lr"] == 0.5 and model.training
+    assert not logits.requires_grad
+    assert logits.shape == (*batch.targets.shape, data.vocab_size)
+    # Plain SGD moves the weights by lr times the gradient, clipped to norm 1e-3.
+    moved = [(b - p.detach()).flatten() for b, p in zip(before, model.parameters())]
+    assert torch.cat(moved).norm().item() == pytest.approx(0.5 * 1e-3, rel=1e-3)
+
+
+def test_train_step_rejects_what_is_not_an_optimizer_or_a_batch():
+    data = make_task("copy", n_train=20, n_test=8)
+    model = tiny_transformer(data.vocab_size)
+    batch = seq2seq_batch(data.train[:4])
+    with pytest.raises(TypeError, match="optimizer must be a torch.optim.Optimizer"):
+        train_step(model, "adam", batch, lr=0.1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with pytest.raises(TypeError, match="batch must have a logits"):
+        train_step(model, optimizer, data.train[:4], lr=0.1)
+    with pytest.raises(ValueError, match="lr must be a positive float"):
+        train_step(model, optimizer, batch, lr=0.0)

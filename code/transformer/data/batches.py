@@ -15,18 +15,10 @@ from dataclasses import dataclass
 import torch
 import torch.nn as nn
 
-from ..checks.tensors import check_choice
+from ..checks.data import check_examples, check_lm_batch_args
 from ..parts.masks import padding_mask, prefix_lm_mask
 from .tasks import Example
 from .tokenizer import BOS_ID, EOS_ID, PAD_ID, pad_ids
-
-
-def _check_examples(examples: object) -> Sequence[Example]:
-    if not isinstance(examples, Sequence) or len(examples) == 0:
-        raise ValueError("examples must be a non-empty sequence of Example")
-    if not all(isinstance(e, Example) for e in examples):
-        raise TypeError("examples must hold Example objects")
-    return examples
 
 
 @dataclass(frozen=True)
@@ -61,7 +53,7 @@ def seq2seq_batch(examples: Sequence[Example]) -> Seq2SeqBatch:
             :class:`~transformer.data.tasks.Example` objects.
         ValueError: If ``examples`` is empty.
     """
-    examples = _check_examples(examples)
+    check_examples(examples)
     # (B, S)
     src = pad_ids([e.source + (EOS_ID,) for e in examples])
     lengths = [len(e.source) + 1 for e in examples]
@@ -80,7 +72,8 @@ class LMBatch:
         x: The input ids, padded, ``(B, L)``.
         mask: ``None`` for the model's causal mask, or a prefix-LM mask
             ``(B, 1, L, L)``.
-        targets: The id each position must predict; PAD = no loss, ``(B, L)``.
+        targets: The id each position must predict, ``(B, L)``; PAD = no loss
+            under :func:`~transformer.training.metrics.sequence_loss`.
     """
 
     x: torch.Tensor
@@ -120,15 +113,8 @@ def lm_batch(
         ValueError: If ``examples`` is empty, ``layout`` is unknown, or an
             aligned example's source and target differ in length.
     """
-    examples = _check_examples(examples)
-    check_choice("layout", layout, ("prompt", "aligned"))
+    check_lm_batch_args(examples, layout)
     if layout == "aligned":
-        for e in examples:
-            if len(e.source) != len(e.target):
-                raise ValueError(
-                    "layout 'aligned' needs len(source) == len(target), "
-                    f"got {len(e.source)} and {len(e.target)}"
-                )
         x, targets = (
             pad_ids([e.source for e in examples]),
             pad_ids([e.target for e in examples]),

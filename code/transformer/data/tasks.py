@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..checks.tensors import check_choice, check_positive_int
+from ..checks.data import check_make_task_args
 from .tokenizer import Tokenizer
 
 TARGETS = {
@@ -94,33 +94,7 @@ def make_task(
             ``min_len > max_len``, ``count`` runs would pass ``n_symbols``, or
             fewer distinct sources exist than ``n_train + n_test``.
     """
-    check_choice("name", name, tuple(TARGETS))
-    for arg, value in [
-        ("n_symbols", n_symbols),
-        ("min_len", min_len),
-        ("max_len", max_len),
-        ("n_train", n_train),
-        ("n_test", n_test),
-    ]:
-        check_positive_int(arg, value)
-    if min_len > max_len:
-        raise ValueError(
-            f"min_len must be <= max_len, got min_len={min_len}, max_len={max_len}"
-        )
-    if name == "count":
-        if max_len >= n_symbols:
-            raise ValueError(
-                f"max_len must be < n_symbols for 'count', got {max_len} >= {n_symbols}"
-            )
-        possible = sum(n_symbols - n for n in range(min_len, max_len + 1))
-    else:
-        possible = sum(n_symbols**n for n in range(min_len, max_len + 1))
-    if n_train + n_test > possible:
-        raise ValueError(
-            f"n_train + n_test must be <= {possible} distinct sources, "
-            f"got {n_train} + {n_test}"
-        )
-
+    check_make_task_args(tuple(TARGETS), **locals())
     g = torch.Generator().manual_seed(seed)
     tokenizer = Tokenizer(str(k) for k in range(n_symbols))
     offset = len(tokenizer) - n_symbols  # symbol k has id k + offset

@@ -13,7 +13,12 @@ from collections.abc import Iterable, Sequence
 
 import torch
 
-from ..checks.tensors import check_positive_int
+from ..checks.data import (
+    check_batch_texts,
+    check_corpus_args,
+    check_id_list,
+    check_vocabulary_words,
+)
 
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = 0, 1, 2, 3
 """Reserved ids of padding, beginning of sequence, end of sequence and unknown words."""
@@ -43,22 +48,10 @@ class Tokenizer:
     """
 
     def __init__(self, words: Iterable[str], *, lower: bool = True) -> None:
-        self.lower = lower
-        self.id_to_token = list(SPECIAL_TOKENS)
-        for word in words:
-            if not isinstance(word, str):
-                raise TypeError(
-                    f"words must hold strings, got {type(word).__name__} {word!r}"
-                )
-            if self.split(word) != [word]:
-                raise ValueError(
-                    f"words must hold single words as split() sees them, got {word!r}"
-                )
-            self.id_to_token.append(word)
+        self.lower, words = lower, list(words)
+        check_vocabulary_words(words, self.split)
+        self.id_to_token = [*SPECIAL_TOKENS, *words]
         self.token_to_id = {token: i for i, token in enumerate(self.id_to_token)}
-        if len(self.token_to_id) != len(self.id_to_token):
-            repeated = [t for t, n in Counter(self.id_to_token).items() if n > 1]
-            raise ValueError(f"words must be distinct, got repeats {repeated}")
 
     @classmethod
     def from_corpus(
@@ -82,9 +75,7 @@ class Tokenizer:
                 or ``min_count`` is not an int.
             ValueError: If ``min_count`` is not positive.
         """
-        if isinstance(texts, str):
-            raise TypeError("texts must be a collection of strings, got a single str")
-        check_positive_int("min_count", min_count)
+        check_corpus_args(texts, min_count)
         splitter = cls((), lower=lower)
         counts = Counter(word for text in texts for word in splitter.split(text))
         ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
@@ -142,7 +133,7 @@ class Tokenizer:
             ValueError: If ``ids`` is not one-dimensional or an id is not in
                 ``[0, V)``.
         """
-        ids = _as_id_list(ids, len(self))
+        ids = check_id_list(ids, len(self))
         if stop_at_eos and EOS_ID in ids:
             ids = ids[: ids.index(EOS_ID)]
         hidden = {PAD_ID, BOS_ID, EOS_ID} if skip_special else set()
@@ -170,10 +161,7 @@ class Tokenizer:
             TypeError: If ``texts`` is a single string.
             ValueError: If ``texts`` is empty.
         """
-        if isinstance(texts, str):
-            raise TypeError("texts must be a sequence of strings, got a single str")
-        if len(texts) == 0:
-            raise ValueError("texts must hold at least one text, got an empty sequence")
+        check_batch_texts(texts)
         rows = [self.encode(text, bos=bos, eos=eos) for text in texts]
         # (B, L), (B,)
         return pad_ids(rows), torch.tensor([len(r) for r in rows])
@@ -194,17 +182,4 @@ def pad_ids(rows: Sequence[Sequence[int]]) -> torch.Tensor:
     ids = torch.full((len(rows), max(1, *map(len, rows))), PAD_ID)
     for b, row in enumerate(rows):
         ids[b, : len(row)] = torch.tensor(row, dtype=torch.long)
-    return ids
-
-
-def _as_id_list(ids: Sequence[int] | torch.Tensor, V: int) -> list[int]:
-    """Return ``ids`` as a list of ints after checking they are valid ids."""
-    if isinstance(ids, torch.Tensor) and ids.dim() != 1:
-        raise ValueError(f"ids must have shape (L,), got shape {tuple(ids.shape)}")
-    ids = ids.tolist() if isinstance(ids, torch.Tensor) else list(ids)
-    for i in ids:
-        if isinstance(i, bool) or not isinstance(i, int):
-            raise TypeError(f"ids must hold ints, got {type(i).__name__} {i!r}")
-        if not 0 <= i < V:
-            raise ValueError(f"ids must be in [0, V) = [0, {V}), got {i}")
     return ids

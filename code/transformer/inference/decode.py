@@ -6,24 +6,81 @@ on); the whole batch stops when every row has stopped or after ``max_len``
 new tokens. Rows of different lengths share one batch: sources are
 right-padded and masked, prompts are right-padded and each row reads its
 next token at its own position.
+
+The loop itself, :func:`extend`, is the one every writer in the package
+uses, :func:`~transformer.inference.generate.generate` included: they differ
+only in how the model gives the next token's logits.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 
 import torch
 
-from ..checks.ids import check_token_ids
-from ..checks.tensors import check_positive_int
+from ..checks.generation import (
+    Lengths,
+    check_greedy_decode_args,
+    check_greedy_generate_args,
+)
+from ..checks.model_kind import check_either_model
 from ..data.tasks import Example
 from ..data.tokenizer import BOS_ID, EOS_ID, PAD_ID, pad_ids
 from ..models.decoder_only import DecoderOnlyTransformer
 from ..models.encoder_decoder import Transformer
 from ..parts.masks import padding_mask, prefix_lm_mask
+from ..training.modes import evaluating
 
-Lengths = Sequence[int] | torch.Tensor | None
+
+def most_likely(logits: torch.Tensor) -> torch.Tensor:
+    """Return the most likely token of each row: ``(B, V)`` logits to ``(B, 1)`` ids."""
+    # (B, 1)
+    return logits.argmax(dim=-1, keepdim=True)
+
+
+def extend(
+    tokens: torch.Tensor,
+    next_logits: Callable[[torch.Tensor], torch.Tensor],
+    max_new_tokens: int,
+    *,
+    choose: Callable[[torch.Tensor], torch.Tensor] = most_likely,
+    stop_at_eos: bool = True,
+) -> torch.Tensor:
+    """Append one chosen token per row to ``tokens``, ``max_new_tokens`` times at most.
+
+    This is the loop of every way this package writes: ``next_logits`` runs
+    the model on the tokens so far and returns each row's next-token logits,
+    ``choose`` picks a token from them. With ``stop_at_eos``, a row that has
+    written EOS gets PAD from then on, and the loop ends once every row has.
+    Its callers check their inputs; this loop does not.
+
+    Args:
+        tokens: The tokens so far; may have no columns.
+        next_logits: Maps the tokens so far, ``(B, t)``, to logits ``(B, V)``.
+        max_new_tokens: The most tokens to append.
+        choose: Maps logits ``(B, V)`` to one token per row, ``(B, 1)``.
+        stop_at_eos: Stop each row at its first EOS.
+
+    Returns:
+        ``tokens`` followed by the new tokens.
+
+    Shape:
+        - tokens: ``(B, t)``
+        - output: ``(B, t + T)`` with ``T <= max_new_tokens``
+    """
+    # (B,)
+    done = torch.zeros(tokens.shape[0], dtype=torch.bool, device=tokens.device)
+    for _ in range(max_new_tokens):
+        # (B, 1)
+        new = choose(next_logits(tokens))
+        if stop_at_eos:
+            new = new.masked_fill(done[:, None], PAD_ID)
+            done |= new[:, 0] == EOS_ID
+        # (B, t + 1)
+        tokens = torch.cat([tokens, new], dim=1)
+        if stop_at_eos and done.all():
+            break
+    return tokens
 
 
 @torch.no_grad()
@@ -61,29 +118,21 @@ def greedy_decode(
             in ``[1, config.max_len]``.
     """
     # (B,)
-    lengths = _check_decode(model, src, src_lengths, max_len)
-    (B, S), device = src.shape, src.device
+    lengths = check_greedy_decode_args(model, src, src_lengths, max_len)
     # (B, 1, 1, S)
-    src_mask = padding_mask(lengths, S)
+    src_mask = padding_mask(lengths, src.shape[1])
     # (B, 1)
-    out = torch.full((B, 1), BOS_ID, device=device)
-    # (B,)
-    done = torch.zeros(B, dtype=torch.bool, device=device)
-    with _eval_mode(model):
+    bos = torch.full((src.shape[0], 1), BOS_ID, device=src.device)
+    with evaluating(model):
         # (B, S, d_model)
         memory = model.encode(src, src_mask)
-        for _ in range(max_len):
-            # (B, t, V)
-            logits = model.decode(out, memory, src_mask)
-            # (B,)
-            token = logits[:, -1].argmax(dim=-1).masked_fill(done, PAD_ID)
-            # (B, t + 1)
-            out = torch.cat([out, token[:, None]], dim=1)
-            done |= token == EOS_ID
-            if done.all():
-                break
-    # (B, T)
-    return out[:, 1:]
+
+        def next_logits(out: torch.Tensor) -> torch.Tensor:
+            # (B, V): the decoder reads BOS and the tokens so far
+            return model.decode(out, memory, src_mask)[:, -1]
+
+        # (B, T)
+        return extend(bos, next_logits, max_len)[:, 1:]
 
 
 @torch.no_grad()
@@ -127,100 +176,29 @@ def greedy_generate(
             tokens would not fit in ``max_len``.
     """
     # (B,)
-    lengths = _check_generate(model, prompt, prompt_lengths, max_new_tokens)
+    lengths = check_greedy_generate_args(model, prompt, prompt_lengths, max_new_tokens)
     (B, P), device = prompt.shape, prompt.device
     # (B,)
     rows = torch.arange(B, device=device)
-    # (B, P + T)
+    # (B, P + T): row b's new tokens start at its own position lengths[b]
     seq = torch.full((B, P + max_new_tokens), PAD_ID, device=device)
     seq[:, :P] = prompt.masked_fill(~padding_mask(lengths, P)[:, 0, 0], PAD_ID)
-    # (B,)
-    done = torch.zeros(B, dtype=torch.bool, device=device)
-    with _eval_mode(model):
-        for t in range(max_new_tokens):
-            L = int(lengths.max()) + t
-            # Row b's tokens after position lengths[b] + t - 1 are padding in its
-            # future: the causal (or prefix-LM) mask hides them from the position
-            # that predicts.
-            mask = prefix_lm_mask(lengths, L) if prefix else None
-            # (B, L, V)
-            logits = model(seq[:, :L], mask)
-            # (B,)
-            token = logits[rows, lengths + t - 1].argmax(dim=-1)
-            token = token.masked_fill(done, PAD_ID)
-            seq[rows, lengths + t] = token
-            done |= token == EOS_ID
-            if done.all():
-                break
-    # (B, T)
-    return torch.stack([seq[b, lengths[b] : lengths[b] + t + 1] for b in range(B)])
 
+    def next_logits(new: torch.Tensor) -> torch.Tensor:
+        t = new.shape[1]
+        if t:
+            seq[rows, lengths + t - 1] = new[:, -1]
+        L = int(lengths.max()) + t
+        # Row b's tokens after position lengths[b] + t - 1 are padding in its
+        # future: the causal (or prefix-LM) mask hides them from the position
+        # that predicts.
+        mask = prefix_lm_mask(lengths, L) if prefix else None
+        # (B, V), read at each row's own last position
+        return model(seq[:, :L], mask)[rows, lengths + t - 1]
 
-@contextmanager
-def _eval_mode(model: torch.nn.Module) -> Iterator[None]:
-    """Put ``model`` in eval mode inside the block; restore its mode, even on error."""
-    was_training = model.training
-    model.eval()
-    try:
-        yield
-    finally:
-        model.train(was_training)
-
-
-def _check_decode(
-    model: object, src: object, src_lengths: Lengths, max_len: object
-) -> torch.Tensor:
-    """Check :func:`greedy_decode`'s arguments; return the source lengths ``(B,)``."""
-    if not isinstance(model, Transformer):
-        raise TypeError(f"model must be a Transformer, got {type(model).__name__}")
-    c, device = model.config, next(model.parameters()).device
-    check_token_ids("src", src, c.src_vocab_size, c.max_len, device)
-    lengths = _lengths("src_lengths", src_lengths, src)
-    check_positive_int("max_len", max_len)
-    if max_len > c.max_len:
-        raise ValueError(
-            f"max_len must be <= the model's config.max_len = {c.max_len} (the "
-            f"decoder reads BOS and max_len - 1 tokens), got {max_len}"
-        )
-    return lengths
-
-
-def _check_generate(
-    model: object, prompt: object, prompt_lengths: Lengths, max_new_tokens: object
-) -> torch.Tensor:
-    """Check :func:`greedy_generate`'s arguments; return the prompt lengths ``(B,)``."""
-    if not isinstance(model, DecoderOnlyTransformer):
-        raise TypeError(
-            f"model must be a DecoderOnlyTransformer, got {type(model).__name__}"
-        )
-    c, device = model.config, next(model.parameters()).device
-    check_token_ids("prompt", prompt, c.vocab_size, c.max_len, device)
-    lengths = _lengths("prompt_lengths", prompt_lengths, prompt)
-    check_positive_int("max_new_tokens", max_new_tokens)
-    P = prompt.shape[1]
-    if P + max_new_tokens - 1 > c.max_len:
-        raise ValueError(
-            f"max_new_tokens must be <= max_len - P + 1 = {c.max_len - P + 1}: "
-            f"prompt length P = {P} + max_new_tokens {max_new_tokens} - 1 must be "
-            f"<= max_len = {c.max_len}"
-        )
-    return lengths
-
-
-def _lengths(name: str, lengths: Lengths, ids: torch.Tensor) -> torch.Tensor:
-    """Return ``lengths`` as ``(B,)`` on ``ids``' device; full rows if ``None``."""
-    B, L = ids.shape
-    if lengths is None:
-        return torch.full((B,), L, device=ids.device)
-    lengths = torch.as_tensor(lengths, device=ids.device)
-    if lengths.dtype.is_floating_point or lengths.dtype == torch.bool:
-        raise TypeError(f"{name} must hold integers, got dtype {lengths.dtype}")
-    if lengths.shape != (B,) or int(lengths.min()) < 1 or int(lengths.max()) > L:
-        raise ValueError(
-            f"{name} must have shape (B,) = ({B},) with values in [1, {L}], "
-            f"got {lengths.tolist()}"
-        )
-    return lengths
+    with evaluating(model):
+        # (B, T)
+        return extend(seq[:, :0], next_logits, max_new_tokens)
 
 
 def strip_eos(ids: Sequence[int] | torch.Tensor) -> tuple[int, ...] | None:
@@ -255,11 +233,7 @@ def predict(
     Raises:
         TypeError: If ``model`` is neither kind of model.
     """
-    if not isinstance(model, (Transformer, DecoderOnlyTransformer)):
-        raise TypeError(
-            f"model must be a Transformer or DecoderOnlyTransformer, "
-            f"got {type(model).__name__}"
-        )
+    check_either_model(model)
     answers: list[tuple[int, ...] | None] = []
     for start in range(0, len(examples), batch_size):
         chunk = examples[start : start + batch_size]

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import partial
+
 import torch
 
-from ..checks.contract import contract, entry
-from ..checks.ids import check_token_ids
-from ..checks.tensors import check_positive_int, shape_str
+from ..checks.contract import entry
+from ..checks.generation import check_generate_args, check_next_token_args
 from ..models.decoder_only import DecoderOnlyTransformer
 from ..parts.kv_cache import KVCache
+from ..training.modes import evaluating
+from .decode import extend
 
 
 @entry
@@ -48,7 +53,7 @@ def next_token(
         TypeError: If an argument has the wrong type.
         ValueError: If ``logits`` is not ``(B, V)`` or a setting is out of range.
     """
-    _check_next_token(logits, temperature, top_k, top_p, generator)
+    check_next_token_args(logits, temperature, top_k, top_p, generator)
     if temperature == 0:
         # (B, 1)
         return logits.argmax(dim=-1, keepdim=True)
@@ -72,31 +77,6 @@ def next_token(
     probs = logits.softmax(dim=-1)
     # (B, 1)
     return torch.multinomial(probs, 1, generator=generator)
-
-
-def _check_sampling(
-    temperature: object, top_k: object, top_p: object, generator: object
-) -> None:
-    """Check the sampling settings of :func:`next_token` and :func:`generate`."""
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)):
-        raise TypeError(
-            f"temperature must be a float >= 0, got {type(temperature).__name__}"
-        )
-    if temperature < 0:
-        raise ValueError(f"temperature must be >= 0 (0 = greedy), got {temperature}")
-    if top_k is not None:
-        check_positive_int("top_k", top_k)
-    if top_p is not None:
-        if isinstance(top_p, bool) or not isinstance(top_p, (int, float)):
-            raise TypeError(
-                f"top_p must be a float in (0, 1], got {type(top_p).__name__}"
-            )
-        if not 0.0 < top_p <= 1.0:
-            raise ValueError(f"top_p must be in (0, 1], got {top_p}")
-    if generator is not None and not isinstance(generator, torch.Generator):
-        raise TypeError(
-            f"generator must be a torch.Generator, got {type(generator).__name__}"
-        )
 
 
 @torch.no_grad()
@@ -145,79 +125,43 @@ def generate(
         ValueError: If ``prompt`` is not ``(B, P)`` ids, a setting is out of
             range, or ``P + max_new_tokens`` is longer than ``max_len``.
     """
-    _check_generate(
-        model, prompt, max_new_tokens, use_cache, temperature, top_k, top_p, generator
+    check_generate_args(**locals())
+    choose = partial(
+        next_token,
+        temperature=temperature,
+        top_k=top_k,
+        top_p=top_p,
+        generator=generator,
     )
-    config = model.config
-    device = next(model.parameters()).device
     # (B, P)
-    sequence = prompt.to(device)
-    cache = KVCache(config.N) if use_cache else None
-    new = sequence
-    was_training = model.training
-    model.eval()
-    try:
-        for _ in range(max_new_tokens):
-            if use_cache:
-                # (B, V)
-                logits = model(new, cache=cache)[:, -1]
-            else:
-                # (B, V)
-                logits = model(sequence)[:, -1]
-            # (B, 1)
-            new = next_token(
-                logits,
-                temperature=temperature,
-                top_k=top_k,
-                top_p=top_p,
-                generator=generator,
-            )
-            # (B, P + t + 1)
-            sequence = torch.cat([sequence, new], dim=1)
-    finally:
-        model.train(was_training)
-    return sequence
-
-
-@contract
-def _check_generate(
-    model: object,
-    prompt: object,
-    max_new_tokens: object,
-    use_cache: object,
-    *sampling: object,
-) -> None:
-    """Check the arguments of :func:`generate`; ``sampling`` as :func:`next_token`'s."""
-    if not isinstance(model, DecoderOnlyTransformer):
-        raise TypeError(
-            f"model must be a DecoderOnlyTransformer, got {type(model).__name__}"
+    prompt = prompt.to(next(model.parameters()).device)
+    with evaluating(model), _next_logits(model, use_cache=use_cache) as next_logits:
+        # (B, P + max_new_tokens)
+        return extend(
+            prompt, next_logits, max_new_tokens, choose=choose, stop_at_eos=False
         )
-    config = model.config
-    check_token_ids("prompt", prompt, config.vocab_size)
-    check_positive_int("max_new_tokens", max_new_tokens)
-    if not isinstance(use_cache, bool):
-        raise TypeError(f"use_cache must be a bool, got {type(use_cache).__name__}")
-    P = prompt.shape[1]
-    if P + max_new_tokens > config.max_len:
-        raise ValueError(
-            f"prompt of shape {shape_str(prompt.shape)} plus "
-            f"max_new_tokens={max_new_tokens} "
-            f"is {P + max_new_tokens} positions, more than max_len={config.max_len}; "
-            f"ask for at most max_new_tokens={max(config.max_len - P, 0)}"
-        )
-    _check_sampling(*sampling)
 
 
-@contract
-def _check_next_token(
-    logits: object, temperature: object, top_k: object, top_p: object, generator: object
-) -> None:
-    """Check the arguments of :func:`next_token`."""
-    if not isinstance(logits, torch.Tensor) or logits.dim() != 2:
-        got = (
-            shape_str(logits.shape)
-            if isinstance(logits, torch.Tensor)
-            else type(logits).__name__
-        )
-        raise ValueError(f"logits must have shape (B, V), got {got}")
-    _check_sampling(temperature, top_k, top_p, generator)
+@contextmanager
+def _next_logits(
+    model: DecoderOnlyTransformer, *, use_cache: bool
+) -> Iterator[Callable[[torch.Tensor], torch.Tensor]]:
+    """Yield a function from the tokens so far to the logits of the next token.
+
+    This is the one place where generation meets the KV cache. With the
+    cache, the first call runs the whole prompt and every later call only
+    the tokens the cache has not seen; without it, every call runs them all.
+
+    Shape:
+        the function: ``(B, t)`` to ``(B, V)``
+    """
+    cache = KVCache(model.config.N) if use_cache else None
+
+    def next_logits(tokens: torch.Tensor) -> torch.Tensor:
+        if cache is None:
+            # (B, V)
+            return model(tokens)[:, -1]
+        # (B, V)
+        return model(tokens[:, cache.length :], cache=cache)[:, -1]
+
+    yield next_logits

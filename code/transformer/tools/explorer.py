@@ -29,8 +29,15 @@ from dataclasses import dataclass
 import torch
 import torch.nn as nn
 
+from ..checks.explorer import (
+    check_capture_args,
+    check_example_names,
+    check_explorer_args,
+    check_has_attention,
+)
 from ..parts.attention import scaled_dot_product_attention
 from ..parts.multihead import MultiHeadAttention
+from ..training.modes import evaluating
 from .record import record_attention
 
 STAGES = {
@@ -84,17 +91,11 @@ def capture_attention(
         TypeError: If ``model`` is not a module or ``forward`` not callable.
         ValueError: If ``model`` holds no ``MultiHeadAttention``.
     """
-    if not isinstance(model, nn.Module):
-        raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
-    if not callable(forward):
-        raise TypeError(f"forward must be callable, got {type(forward).__name__}")
+    check_capture_args(model, forward)
     names = {
         m: n for n, m in model.named_modules() if isinstance(m, MultiHeadAttention)
     }
-    if not names:
-        raise ValueError(
-            f"model must contain a MultiHeadAttention, {type(model).__name__} has none"
-        )
+    check_has_attention(model, names)
     calls: list[AttentionCall] = []
 
     def after(
@@ -111,13 +112,10 @@ def capture_attention(
         )
 
     hooks = [m.register_forward_hook(after, with_kwargs=True) for m in names]
-    was_training = model.training
-    model.eval()
     try:
-        with torch.no_grad(), record_attention(model):
+        with evaluating(model), torch.no_grad(), record_attention(model):
             forward()
     finally:
-        model.train(was_training)
         for hook in hooks:
             hook.remove()
     return calls
@@ -181,12 +179,7 @@ class AttentionExplorer:
     """
 
     def __init__(self, title: str, *, digits: int = 3) -> None:
-        if not isinstance(title, str):
-            raise TypeError(f"title must be a string, got {type(title).__name__}")
-        if not isinstance(digits, int) or isinstance(digits, bool):
-            raise TypeError(f"digits must be an int, got {type(digits).__name__}")
-        if digits < 0:
-            raise ValueError(f"digits must be at least 0, got {digits}")
+        check_explorer_args(title, digits)
         self.title = title
         self.digits = digits
         self.examples: list[dict] = []
@@ -226,16 +219,7 @@ class AttentionExplorer:
         queries = list(queries)
         layers = []
         for call in calls:
-            B, h, L, S = call.weights.shape
-            if (len(queries), len(keys)) != (L, S):
-                raise ValueError(
-                    f"queries and keys must name (L, S) = ({L}, {S}) positions of "
-                    f"{call.name or 'the module'}, got ({len(queries)}, {len(keys)})"
-                )
-            if not 0 <= index < B:
-                raise ValueError(
-                    f"index must be in [0, {B}) for a batch of {B}, got {index}"
-                )
+            check_example_names(call.name, queries, keys, index, call.weights.shape)
             stages = attention_stages(call)
             layers.append(
                 {

@@ -15,12 +15,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
 
-from ..checks.tensors import check_positive_float, check_positive_int, check_probability
+from ..checks.training import (
+    check_bits_per_char_args,
+    check_corpus_text,
+    check_in_vocabulary,
+    check_train_lm_args,
+    check_window_args,
+)
+from ..data.batches import LMBatch
 from ..models.decoder_only import DecoderOnlyTransformer
-from .train import History
+from .modes import evaluating
+from .train import History, train_step
 
 
 def book_chapters() -> dict[str, str]:
@@ -83,25 +90,13 @@ class CharCorpus:
             ValueError: If ``val_fraction`` is outside ``(0, 1)`` or a part
                 would be shorter than two characters.
         """
+        check_corpus_text(text, val_fraction)
         texts = [text] if isinstance(text, str) else text
-        if (
-            not isinstance(texts, Sequence)
-            or not texts
-            or not all(isinstance(t, str) for t in texts)
-        ):
-            raise TypeError("text must be a str or a non-empty sequence of str")
-        if check_probability("val_fraction", val_fraction) == 0.0:
-            raise ValueError("val_fraction must be in (0, 1), got 0")
         chars = "".join(sorted(set("".join(texts))))
         index = {c: i for i, c in enumerate(chars)}
         train, val = [], []
         for t in texts:
             n_val = int(len(t) * val_fraction)
-            if n_val < 2 or len(t) - n_val < 2:
-                raise ValueError(
-                    f"a text of {len(t)} characters is too short for "
-                    f"val_fraction={val_fraction}"
-                )
             # (n,)
             ids = torch.tensor([index[c] for c in t], dtype=torch.long)
             train.append(ids[:-n_val])
@@ -119,9 +114,7 @@ class CharCorpus:
         Raises:
             ValueError: If ``text`` holds a character outside the vocabulary.
         """
-        unknown = sorted(set(text) - set(self.chars))
-        if unknown:
-            raise ValueError(f"text holds characters outside the vocabulary: {unknown}")
+        check_in_vocabulary(text, self.chars)
         return torch.tensor([self.chars.index(c) for c in text], dtype=torch.long)
 
     def decode(self, ids: torch.Tensor) -> str:
@@ -147,14 +140,8 @@ class CharCorpus:
             ValueError: If ``split`` is unknown or the text is not longer than
                 ``block_size``.
         """
-        if split not in ("train", "val"):
-            raise ValueError(f"split must be 'train' or 'val', got {split!r}")
+        check_window_args(self, split, block_size)
         data = self.train if split == "train" else self.val
-        if len(data) <= block_size:
-            raise ValueError(
-                f"block_size={block_size} needs a {split} text longer than it, "
-                f"got {len(data)}"
-            )
         starts = torch.randint(
             len(data) - block_size, (batch_size,), generator=generator
         )
@@ -186,21 +173,24 @@ def bits_per_char(
     Raises:
         ValueError: If ``ids`` is shorter than one window.
     """
-    check_positive_int("block_size", block_size)
+    check_bits_per_char_args(ids, block_size)
     n = (len(ids) - 1) // block_size
-    if n < 1:
-        raise ValueError(
-            f"ids must hold more than block_size={block_size} ids, got {len(ids)}"
-        )
     # (n, L + 1)
     windows = ids[: n * block_size + 1].unfold(0, block_size + 1, block_size)
-    was_training = model.training
-    model.eval()
-    loss = F.cross_entropy(
-        model(windows[:, :-1]).flatten(0, 1), windows[:, 1:].flatten()
-    )  # windows: (n, L)
-    model.train(was_training)
+    with evaluating(model):
+        loss = next_char_loss(model(windows[:, :-1]), windows[:, 1:])
     return loss.item() / math.log(2)
+
+
+def next_char_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Return the mean cross-entropy over every position: a text has no padding.
+
+    Shape:
+        - logits: ``(B, L, V)``
+        - targets: ``(B, L)``
+        - output: ``()``
+    """
+    return F.cross_entropy(logits.flatten(0, 1), targets.flatten())
 
 
 def train_lm(
@@ -242,22 +232,7 @@ def train_lm(
         TypeError: If ``model`` or ``corpus`` has the wrong type.
         ValueError: If a number is out of range or the vocabularies differ.
     """
-    if not isinstance(model, DecoderOnlyTransformer):
-        raise TypeError(
-            f"model must be a DecoderOnlyTransformer, got {type(model).__name__}"
-        )
-    if not isinstance(corpus, CharCorpus):
-        raise TypeError(f"corpus must be a CharCorpus, got {type(corpus).__name__}")
-    if model.config.vocab_size != corpus.vocab_size:
-        raise ValueError(
-            f"model.config.vocab_size={model.config.vocab_size} must equal "
-            f"corpus.vocab_size={corpus.vocab_size}"
-        )
-    sizes = {"steps": steps, "batch_size": batch_size, "block_size": block_size}
-    sizes |= {"warmup": warmup, "eval_every": eval_every, "eval_batches": eval_batches}
-    for name, value in sizes.items():
-        check_positive_int(name, value)
-    check_positive_float("lr", lr)
+    check_train_lm_args(**locals())
     g = torch.Generator().manual_seed(seed)
     held_out = [
         corpus.batch("val", batch_size, block_size, g) for _ in range(eval_batches)
@@ -267,28 +242,17 @@ def train_lm(
     for step in range(1, steps + 1):
         progress = max(0.0, (step - warmup) / max(1, steps - warmup))
         rate = lr * min(step / warmup, 0.1 + 0.45 * (1 + math.cos(math.pi * progress)))
-        for group in optimizer.param_groups:
-            group["lr"] = rate
-        model.train()
         x, y = corpus.batch("train", batch_size, block_size, g)
         # (B, L, V)
-        logits = model(x)
-        loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())
-        optimizer.zero_grad()
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        history.step.append(step)
-        history.lr.append(rate)
-        history.train_loss.append(loss.item())
-        history.train_acc.append((logits.argmax(-1) == y).float().mean().item())
+        logits = train_step(
+            model, optimizer, LMBatch(x, None, y), lr=rate, loss_fn=next_char_loss
+        )
+        history.add(step, rate, *_loss_and_accuracy(logits, y))
         if step % eval_every == 0 or step == steps:
-            model.eval()
-            with torch.no_grad():
+            with evaluating(model), torch.no_grad():
                 results = [_loss_and_accuracy(model(vx), vy) for vx, vy in held_out]
-            history.eval_step.append(step)
-            history.eval_loss.append(sum(r[0] for r in results) / len(results))
-            history.eval_acc.append(sum(r[1] for r in results) / len(results))
+            losses, accs = zip(*results)
+            history.add_eval(step, sum(losses) / len(losses), sum(accs) / len(accs))
     model.eval()
     return history
 
@@ -297,5 +261,5 @@ def _loss_and_accuracy(
     logits: torch.Tensor, targets: torch.Tensor
 ) -> tuple[float, float]:
     """Cross-entropy and next-character accuracy of ``(B, L, V)`` logits."""
-    loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten()).item()
+    loss = next_char_loss(logits, targets).item()
     return loss, (logits.argmax(-1) == targets).float().mean().item()

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn as nn
 
-from ..checks.tensors import check_tensor
+from ..checks.training import check_gradient_norm_args, check_scalar_loss
 
 
 @dataclass(frozen=True)
@@ -68,24 +68,13 @@ def layer_gradient_norms(
             the loss is not a scalar tensor.
         ValueError: If ``layers`` is empty.
     """
-    check_tensor("x", x)
-    if len(layers) == 0:
-        raise ValueError("layers must hold at least one nn.Module, got none")
-    for n, layer in enumerate(layers):
-        if not isinstance(layer, nn.Module):
-            raise TypeError(
-                f"layers[{n}] must be an nn.Module, got {type(layer).__name__}"
-            )
+    check_gradient_norm_args(layers, x)
     boundaries = [x.detach().requires_grad_(True)]  # x_0 .. x_N
     for layer in layers:
         x_n = boundaries[-1]
         boundaries.append(layer(x_n) if step is None else step(layer, x_n))
     loss = loss_fn(boundaries[-1])
-    if not isinstance(loss, torch.Tensor) or loss.dim() != 0:
-        got = (
-            tuple(loss.shape) if isinstance(loss, torch.Tensor) else type(loss).__name__
-        )
-        raise TypeError(f"loss_fn must return a scalar tensor, got {got}")
+    check_scalar_loss(loss)
     params = [[p for p in layer.parameters() if p.requires_grad] for layer in layers]
     flat = [p for group in params for p in group]
     grads = torch.autograd.grad(loss, boundaries + flat, allow_unused=True)

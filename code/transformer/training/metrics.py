@@ -10,29 +10,10 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from ..checks.ids import check_id_range
-from ..checks.tensors import check_device, check_float, check_tensor
+from ..checks.training import check_logits_and_targets
 from ..data.batches import Batch
 from ..data.tokenizer import PAD_ID
-
-
-def _check_pair(logits: object, targets: object) -> None:
-    """Check logits ``(B, L, V)`` and the ``(B, L)`` ids they should predict."""
-    check_tensor("logits", logits, ndim=3, expected="(B, L, V)")
-    check_float("logits", logits, "(B, L, V)")
-    check_tensor("targets", targets, ndim=2, expected="(B, L)")
-    if targets.dtype != torch.long:
-        raise TypeError(
-            f"targets must hold token ids (torch.long), got dtype {targets.dtype}; "
-            "convert with `targets.long()`"
-        )
-    if logits.shape[:2] != targets.shape:
-        raise ValueError(
-            f"targets must have shape (B, L) = {tuple(logits.shape[:2])} as "
-            f"logits, got shape {tuple(targets.shape)}"
-        )
-    check_device("targets", targets, logits.device, "logits")
-    check_id_range(("targets", targets, logits.shape[-1]))
+from .modes import evaluating
 
 
 def sequence_loss(
@@ -55,7 +36,7 @@ def sequence_loss(
         TypeError: If an input is not a tensor.
         ValueError: If the shapes do not fit together.
     """
-    _check_pair(logits, targets)
+    check_logits_and_targets(logits, targets)
     return F.cross_entropy(
         logits.flatten(0, 1),
         targets.flatten(),
@@ -75,31 +56,35 @@ def token_accuracy(logits: torch.Tensor, targets: torch.Tensor) -> float:
         TypeError: If an input is not a tensor.
         ValueError: If the shapes do not fit together.
     """
-    _check_pair(logits, targets)
+    check_logits_and_targets(logits, targets)
     # (B, L)
     real = targets != PAD_ID
     return (logits.argmax(dim=-1) == targets)[real].float().mean().item()
 
 
+def loss_and_accuracy(
+    logits: torch.Tensor, targets: torch.Tensor
+) -> tuple[float, float]:
+    """Return the cross-entropy (no label smoothing) and the token accuracy, as floats.
+
+    Shape:
+        - logits: ``(B, L, V)``
+        - targets: ``(B, L)``
+    """
+    return sequence_loss(logits, targets).item(), token_accuracy(logits, targets)
+
+
 @torch.no_grad()
 def _eval_logits(model: nn.Module, batch: Batch) -> torch.Tensor:
     """Run ``model`` on ``batch`` in eval mode (no dropout), then restore its mode."""
-    was_training = model.training
-    model.eval()
-    try:
+    with evaluating(model):
         # (B, L, V)
         return batch.logits(model)
-    finally:
-        model.train(was_training)
 
 
 def evaluate(model: nn.Module, batch: Batch) -> tuple[float, float]:
     """Return ``(loss, token accuracy)`` of ``model`` on ``batch``, in eval mode."""
-    # (B, L, V)
-    logits = _eval_logits(model, batch)
-    return sequence_loss(logits, batch.targets).item(), token_accuracy(
-        logits, batch.targets
-    )
+    return loss_and_accuracy(_eval_logits(model, batch), batch.targets)
 
 
 def position_accuracy(model: nn.Module, batch: Batch) -> torch.Tensor:

@@ -1,7 +1,9 @@
 """A small training loop for the book's toy tasks.
 
-The loop is AdamW with gradient clipping; the paper's warm-up learning-rate
-schedule and label smoothing are options. It works for both complete models,
+Every step is :func:`train_step`: one AdamW step with gradient clipping, the
+step that the character model's loop (:mod:`transformer.training.charlm`)
+takes too. The paper's warm-up learning-rate schedule and label smoothing
+are options. It works for both complete models,
 because the batches of :mod:`transformer.data.batches` know how to run a model on
 themselves; it returns a :class:`History` of loss and token accuracy
 (:mod:`transformer.training.metrics`) for the training batches and a fixed held-out
@@ -12,15 +14,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import torch
 import torch.nn as nn
 
-from ..checks.tensors import check_positive_float, check_positive_int, check_probability
+from ..checks.training import (
+    check_noam_lr_args,
+    check_train_args,
+    check_train_step_args,
+)
 from ..data.batches import Batch, lm_batch, seq2seq_batch
 from ..data.tasks import Example, TaskData
 from ..models.decoder_only import DecoderOnlyTransformer
-from .metrics import evaluate, sequence_loss, token_accuracy
+from .metrics import evaluate, loss_and_accuracy, sequence_loss
 
 
 def noam_lr(step: int, d_model: int, warmup: int) -> float:
@@ -33,8 +40,7 @@ def noam_lr(step: int, d_model: int, warmup: int) -> float:
         TypeError: If an argument is not an int.
         ValueError: If an argument is not positive.
     """
-    for name, value in [("step", step), ("d_model", d_model), ("warmup", warmup)]:
-        check_positive_int(name, value)
+    check_noam_lr_args(step, d_model, warmup)
     return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
 
 
@@ -58,6 +64,66 @@ class History:
     eval_step: list[int] = field(default_factory=list)
     eval_loss: list[float] = field(default_factory=list)
     eval_acc: list[float] = field(default_factory=list)
+
+    def add(self, step: int, lr: float, loss: float, acc: float) -> None:
+        """Record one training step: its learning rate, loss and token accuracy."""
+        self.step.append(step)
+        self.lr.append(lr)
+        self.train_loss.append(loss)
+        self.train_acc.append(acc)
+
+    def add_eval(self, step: int, loss: float, acc: float) -> None:
+        """Record one measurement on held-out data, after ``step``."""
+        self.eval_step.append(step)
+        self.eval_loss.append(loss)
+        self.eval_acc.append(acc)
+
+
+def train_step(
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    batch: Batch,
+    *,
+    lr: float,
+    clip: float = 1.0,
+    loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] = sequence_loss,
+) -> torch.Tensor:
+    """Take one optimiser step on ``batch`` at learning rate ``lr``.
+
+    The model runs in training mode (dropout on); gradients whose norm is
+    larger than ``clip`` are scaled down to it before the step.
+
+    Args:
+        model: The model to train.
+        optimizer: The optimiser of ``model``'s parameters.
+        batch: A batch that runs a model on itself (``batch.logits(model)``)
+            and holds its ``targets``.
+        lr: The learning rate of this step, set on every parameter group.
+        clip: Largest gradient norm.
+        loss_fn: Maps logits and targets to the scalar loss to minimise.
+
+    Returns:
+        The logits of the batch, detached, for measuring.
+
+    Shape:
+        output: ``(B, L, V)``
+
+    Raises:
+        TypeError: If an argument has the wrong type.
+        ValueError: If ``lr`` or ``clip`` is not a positive number.
+    """
+    check_train_step_args(model, optimizer, batch, lr, clip)
+    for group in optimizer.param_groups:
+        group["lr"] = lr
+    model.train()
+    # (B, L, V)
+    logits = batch.logits(model)
+    loss = loss_fn(logits, batch.targets)
+    optimizer.zero_grad()
+    loss.backward()
+    nn.utils.clip_grad_norm_(model.parameters(), clip)
+    optimizer.step()
+    return logits.detach()
 
 
 def train(
@@ -105,30 +171,13 @@ def train(
         TypeError: If an argument has the wrong type.
         ValueError: If a number is out of range.
     """
-    if not isinstance(model, nn.Module):
-        raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
-    if not isinstance(data, TaskData):
-        raise TypeError(
-            f"data must be a TaskData from make_task, got {type(data).__name__}"
-        )
-    for name, value in [
-        ("steps", steps),
-        ("batch_size", batch_size),
-        ("eval_every", eval_every),
-        ("eval_size", eval_size),
-    ]:
-        check_positive_int(name, value)
-    check_positive_float("lr", lr)
-    check_positive_float("clip", clip)
-    check_probability("label_smoothing", label_smoothing)
-    check_probability("weight_decay", weight_decay)
-    if warmup is not None:
-        check_positive_int("warmup", warmup)
+    check_train_args(**locals())
     batch_fn = batch_fn or default_batch_fn(model)
     held_out = batch_fn(data.test[:eval_size])
     # PyTorch's default betas, not the paper's (0.9, 0.98): these tiny models
     # converge within a few hundred steps, and with beta2 = 0.98 they were less stable.
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    smoothed = partial(sequence_loss, label_smoothing=label_smoothing)
     g = torch.Generator().manual_seed(seed)
     history = History()
     loop = range(1, steps + 1)
@@ -136,33 +185,19 @@ def train(
         from tqdm.auto import tqdm  # only interactive runs need it
 
         loop = tqdm(loop, desc="training")
-    model.train()
     for step in loop:
         rate = lr * noam_lr(step, model.config.d_model, warmup) if warmup else lr
-        for group in optimizer.param_groups:
-            group["lr"] = rate
         picks = torch.randint(len(data.train), (batch_size,), generator=g).tolist()
         batch = batch_fn([data.train[i] for i in picks])
         # (B, L, V)
-        logits = batch.logits(model)
-        loss = sequence_loss(logits, batch.targets, label_smoothing)
-        optimizer.zero_grad()
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), clip)
-        optimizer.step()
-
-        history.step.append(step)
-        history.lr.append(rate)
-        history.train_loss.append(sequence_loss(logits.detach(), batch.targets).item())
-        history.train_acc.append(token_accuracy(logits.detach(), batch.targets))
+        logits = train_step(
+            model, optimizer, batch, lr=rate, clip=clip, loss_fn=smoothed
+        )
+        history.add(step, rate, *loss_and_accuracy(logits, batch.targets))
         if step % eval_every == 0 or step == steps:
-            eval_loss, eval_acc = evaluate(model, held_out)
-            history.eval_step.append(step)
-            history.eval_loss.append(eval_loss)
-            history.eval_acc.append(eval_acc)
+            history.add_eval(step, *evaluate(model, held_out))
             if progress:
-                loop.set_postfix(
-                    loss=f"{history.train_loss[-1]:.3f}", held_out=f"{eval_acc:.3f}"
-                )
+                loss, acc = history.train_loss[-1], history.eval_acc[-1]
+                loop.set_postfix(loss=f"{loss:.3f}", held_out=f"{acc:.3f}")
     model.eval()
     return history
