@@ -1,5 +1,6 @@
 import pytest
 import torch
+import torch.nn as nn
 
 from transformer import (
     DecoderOnlyConfig,
@@ -61,13 +62,15 @@ def test_generate_gives_the_same_tokens_with_and_without_the_cache(name, setting
 def test_cached_forward_equals_the_whole_sequence(name):
     m = model(name).eval()
     ids = torch.randint(0, 17, (2, 11))
-    cache = KVCache(m.config.N)
+    cache = KVCache(m)
     with torch.no_grad():
-        parts = [m(ids[:, :6], cache=cache), m(ids[:, 6:9], cache=cache)]
-        parts += [m(ids[:, t : t + 1], cache=cache) for t in range(9, 11)]
+        parts = [cache(ids[:, :6]), cache(ids[:, 6:9])]
+        parts += [cache(ids[:, t : t + 1]) for t in range(9, 11)]
         whole = m(ids)
     torch.testing.assert_close(torch.cat(parts, dim=1), whole, atol=1e-5, rtol=0)
-    assert cache.length == 11
+    assert cache.length == 11 and len(cache) == m.config.N
+    # The cache is attached only while it runs the model.
+    assert all(attn.cache is None for attn in cache.attentions)
 
 
 def test_greedy_generation_takes_the_argmax_at_every_step():
@@ -132,10 +135,13 @@ def test_next_token_top_k_and_top_p_only_draw_from_the_kept_tokens():
 
 def test_forward_rejects_a_cache_that_does_not_fit():
     m = model("llama")
-    with pytest.raises(TypeError, match="KVCache of N=2"):
-        m(torch.zeros(1, 3, dtype=torch.long), cache=KVCache(3))
-    cache = KVCache(2)
+    with pytest.raises(TypeError, match="attention layers that can hold a KV cache"):
+        KVCache(nn.Linear(2, 2))
+    with pytest.raises(ValueError, match="start must be the number of positions"):
+        m(torch.zeros(1, 3, dtype=torch.long), start=4)
+    cache = KVCache(m)
     with torch.no_grad():
-        m(torch.zeros(1, 15, dtype=torch.long), cache=cache)
+        cache(torch.zeros(1, 15, dtype=torch.long))
     with pytest.raises(ValueError, match="max_len=20"):
-        m(torch.zeros(1, 6, dtype=torch.long), cache=cache)
+        cache(torch.zeros(1, 6, dtype=torch.long))
+    assert cache.length == 15  # the rejected call added nothing

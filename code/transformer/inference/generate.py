@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from functools import partial
 
 import torch
@@ -135,18 +134,18 @@ def generate(
     )
     # (B, P)
     prompt = prompt.to(next(model.parameters()).device)
-    with evaluating(model), _next_logits(model, use_cache=use_cache) as next_logits:
+    next_logits = next_logits_of(model, use_cache=use_cache)
+    with evaluating(model):
         # (B, P + max_new_tokens)
         return extend(
             prompt, next_logits, max_new_tokens, choose=choose, stop_at_eos=False
         )
 
 
-@contextmanager
-def _next_logits(
+def next_logits_of(
     model: DecoderOnlyTransformer, *, use_cache: bool
-) -> Iterator[Callable[[torch.Tensor], torch.Tensor]]:
-    """Yield a function from the tokens so far to the logits of the next token.
+) -> Callable[[torch.Tensor], torch.Tensor]:
+    """Return a function from the tokens so far to the logits of the next token.
 
     This is the one place where generation meets the KV cache. With the
     cache, the first call runs the whole prompt and every later call only
@@ -155,13 +154,7 @@ def _next_logits(
     Shape:
         the function: ``(B, t)`` to ``(B, V)``
     """
-    cache = KVCache(model.config.N) if use_cache else None
-
-    def next_logits(tokens: torch.Tensor) -> torch.Tensor:
-        if cache is None:
-            # (B, V)
-            return model(tokens)[:, -1]
-        # (B, V)
-        return model(tokens[:, cache.length :], cache=cache)[:, -1]
-
-    yield next_logits
+    if not use_cache:
+        return lambda tokens: model(tokens)[:, -1]
+    cache = KVCache(model)
+    return lambda tokens: cache(tokens[:, cache.length :])[:, -1]

@@ -137,10 +137,10 @@ def attention_stages(call: AttentionCall) -> dict[str, torch.Tensor]:
     """
     module = call.module
     with torch.no_grad():
-        # (B, h, L, d_k)
-        q = module._split_heads(module.w_q(call.query))
-        # (B, h, S, d_k)
-        k = module._split_heads(module.w_k(call.key))
+        # (B, h, L, d_k) and (B, h or h_kv, S, d_k)
+        q, k, _ = module.project(call.query, call.key, call.key)
+        # (B, h, S, d_k): the key head of every query head
+        k = k.repeat_interleave(q.shape[1] // k.shape[1], dim=1)
         # (B, h, L, S)
         raw = q @ k.transpose(-2, -1)
         scaled = raw / math.sqrt(module.d_k)
