@@ -21,23 +21,23 @@ from ..parts.rotary import EmbeddingDropout
 from ..parts.swiglu import SwiGLU
 
 NORMS: dict[str, type[nn.Module]] = {"layer": LayerNorm, "rms": RMSNorm}
-"""The normalisations, by name: ``NORMS[name](d_model, eps)``."""
+"""The normalisations by name; ``NORMS[name](d_model, eps)`` builds one."""
 
 FEED_FORWARDS: dict[str, Callable[..., nn.Module]] = {
     "relu": partial(PositionwiseFeedForward, activation="relu"),
     "gelu": partial(PositionwiseFeedForward, activation="gelu"),
     "swiglu": SwiGLU,
 }
-"""The feed-forward networks, by activation: ``FEED_FORWARDS[name](d_model, d_ff,
-dropout=p)``."""
+"""The feed-forward networks by activation; ``FEED_FORWARDS[name](d_model, d_ff,
+dropout=p)`` builds one."""
 
 POSITIONS: dict[str, Callable[..., nn.Module]] = {
     "sinusoidal": SinusoidalPositionalEncoding,
     "learned": LearnedPositionalEmbedding,
     "rope": lambda d_model, max_len, *, dropout=0.0: EmbeddingDropout(dropout),
 }
-"""What a model adds to its embeddings, by kind: ``POSITIONS[kind](d_model,
-max_len, dropout=p)``. With ``"rope"`` it is dropout only: the attention layers
+"""What a model adds to its embeddings, by kind; ``POSITIONS[kind](d_model,
+max_len, dropout=p)`` builds it. With ``"rope"`` it is dropout only: the attention layers
 turn their queries and keys instead."""
 
 
