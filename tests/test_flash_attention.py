@@ -132,7 +132,8 @@ def test_flash_attention_runs_natively_on_a_gpu_in_bfloat16():
         import torch, torch.nn.functional as F
         from transformer import flash_attention
         g = torch.Generator().manual_seed(0)
-        for L, S, h, h_kv, causal in [(1000, 1000, 8, 2, True), (300, 517, 4, 4, False)]:
+        cases = [(1000, 1000, 8, 2, True), (300, 517, 4, 4, False)]
+        for L, S, h, h_kv, causal in cases:
             shapes = [(2, h, L, 64), (2, h_kv, S, 64), (2, h_kv, S, 64)]
             q, k, v = (torch.randn(s, generator=g).cuda().bfloat16().requires_grad_()
                        for s in shapes)
