@@ -65,13 +65,13 @@ def flash_attention(
         ValueError: If the shapes do not fit, ``d`` or ``block_size`` is not
             supported, or the inputs are not on the CPU or a CUDA GPU.
         RuntimeError: If Triton was set up for the other kind of device
-            earlier in this process (see :func:`triton_kernels`).
+            earlier in this process: start a new one.
     """
     check_flash_attention(query, key, value, is_causal, block_size)
     return _FlashAttention.apply(query, key, value, is_causal, block_size)
 
 
-def triton_kernels(device: torch.device) -> ModuleType:
+def _triton_kernels(device: torch.device) -> ModuleType:
     """Import the Triton kernels, under the interpreter when ``device`` is a CPU.
 
     ``triton.jit`` reads ``TRITON_INTERPRET`` when a kernel is defined, Triton's
@@ -119,7 +119,7 @@ class _FlashAttention(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, query, key, value, is_causal, block_size):
-        kernels = triton_kernels(query.device)
+        kernels = _triton_kernels(query.device)
         query, key, value = (t.contiguous() for t in (query, key, value))
         B, h, L, d = query.shape
         h_kv, S = key.shape[1], key.shape[2]
@@ -139,7 +139,7 @@ class _FlashAttention(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_out):
         query, key, value, out, lse = ctx.saved_tensors
-        kernels = triton_kernels(query.device)
+        kernels = _triton_kernels(query.device)
         grad_out = grad_out.contiguous()
         # (B, h, L): Σ_j p_ij dL/dp_ij = Σ_d dL/dout · out, one number per query
         delta = (grad_out.float() * out.float()).sum(dim=-1)
