@@ -77,6 +77,7 @@ __all__ = [
 
 # Part II: beyond 2017.
 from .inference.generate import generate, next_token
+from .parts.flash_attention import flash_attention
 from .parts.gqa import GroupedQueryAttention
 from .parts.kv_cache import KVCache
 from .parts.rmsnorm import RMSNorm
@@ -97,6 +98,7 @@ __all__ += [
     "bits_per_char",
     "book_chapters",
     "count_flops",
+    "flash_attention",
     "generate",
     "largest_tensor",
     "next_token",
