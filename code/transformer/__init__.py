@@ -20,12 +20,8 @@ means *may attend*; they broadcast to ``(B, h, L, S)``.
 """
 
 from .checks.contract import no_checks, set_checks
-from .models.config import (
-    DecoderOnlyConfig,
-    StackConfig,
-    TransformerConfig,
-    count_parameters,
-)
+from .models.config import StackConfig, TransformerConfig, count_parameters
+from .models.decoder_config import DecoderOnlyConfig
 from .models.decoder_only import DecoderOnlyTransformer
 from .models.encoder_decoder import Transformer
 from .models.layers import DecoderLayer, EncoderLayer
