@@ -80,6 +80,7 @@ from .parts.rotary import RotaryEmbedding
 from .parts.swiglu import SwiGLU
 from .parts.tiled_attention import tiled_attention
 from .tools.cost import count_flops, largest_tensor
+from .tools.huggingface import from_hf, load_pretrained, to_hf
 from .tools.record import record_attention
 from .training.charlm import CharCorpus, bits_per_char, book_chapters, train_lm
 
@@ -93,10 +94,13 @@ __all__ += [
     "bits_per_char",
     "book_chapters",
     "count_flops",
+    "from_hf",
     "generate",
     "largest_tensor",
+    "load_pretrained",
     "next_token",
     "record_attention",
     "tiled_attention",
+    "to_hf",
     "train_lm",
 ]
