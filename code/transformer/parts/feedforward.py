@@ -16,7 +16,7 @@ ACTIVATIONS: dict[str, Callable[[], nn.Module]] = {
     "gelu": nn.GELU,
     "gelu_tanh": partial(nn.GELU, approximate="tanh"),
 }
-"""The activations a feed-forward network may use, by name: ``"gelu_tanh"`` is
+"""The activations a feed-forward network may use, by name; ``"gelu_tanh"`` is
 the tanh approximation of GELU that GPT-2 uses."""
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from pathlib import Path
 
 import torch
 import torch.nn as nn
@@ -136,13 +135,14 @@ def export_state(model: DecoderOnlyTransformer, family: str) -> dict[str, torch.
     return theirs
 
 
-def load_pretrained(folder: str | Path) -> DecoderOnlyTransformer:
+def load_pretrained(folder: str) -> DecoderOnlyTransformer:
     """Read a folder written by ``save_pretrained`` into the book's decoder.
 
     Needs ``safetensors``, not ``transformers``.
 
     Args:
-        folder: A folder with ``config.json`` and one or more ``*.safetensors``.
+        folder: A folder (a ``str`` or ``pathlib.Path``) with ``config.json``
+            and one or more ``*.safetensors``.
 
     Returns:
         The model, in evaluation mode.
