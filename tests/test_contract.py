@@ -29,6 +29,7 @@ PACKAGE = Path(transformer.__file__).resolve().parent
 CORE_ROUTINES = [
     ("parts/attention", "scaled_dot_product_attention"),
     ("parts/tiled_attention", "tiled_attention"),
+    ("parts/flash_attention", "flash_attention"),
     ("parts/masks", "causal_mask"),
     ("parts/masks", "padding_mask"),
     ("parts/masks", "prefix_lm_mask"),

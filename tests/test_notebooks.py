@@ -232,6 +232,10 @@ def test_doctree_cells_number_exercises_and_mark_solutions():
     assert not warnings
 
 
+def test_doctree_cells_render_a_rubric_without_a_warning():
+    assert markdown(".. rubric:: Aside\n\nText.\n") == "**Aside**\n\nText."
+
+
 def test_doctree_cells_report_nodes_they_cannot_render():
     doctree = parse("Text [#]_.\n\n.. [#] A footnote.\n")
     _, warnings = write(doctree)

@@ -28,7 +28,7 @@ def _book(tmp_path, *extra_cells):
 
 
 def _change_package(project):
-    module = project / "code" / "transformer" / "masks.py"
+    module = project / "code" / "transformer" / "parts" / "masks.py"
     original = module.read_text()
     module.write_text(original + "# a one-line change\n")
     return lambda: module.write_text(original)

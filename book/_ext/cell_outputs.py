@@ -13,8 +13,6 @@ reported again. Needs ``nb_execution_raise_on_error = False``: an exception
 in a parallel worker would discard the worker's log, this report included.
 """
 
-from __future__ import annotations
-
 import copy
 import re
 import shutil
@@ -102,30 +100,27 @@ def setup(app: Sphinx) -> dict:
     @contextmanager
     def checked_client(notebook, source, nb_config, logger, read_fmt=None):
         with _create_client(notebook, source, nb_config, logger, read_fmt) as client:
-            failed = bool(
-                client.exec_metadata and not client.exec_metadata["succeeded"]
-            )
-            if failed:
-                _report_failure(client, client.exec_metadata)
+            result = client.exec_metadata
+            if failed := bool(result and not result["succeeded"]):
+                _report_failure(client, result)
             warned = _check_cells(client)
             # myst-nb saves `notebook` to jupyter_execute/, but a cache hit puts the
             # outputs in a copy: save those (as the page shows them) too.
             if client.notebook is not notebook:
                 notebook.update(client.notebook)
-            NbMetadataCollector.set_doc_data(
-                app.env, app.env.docname, "cells", (failed, warned)
-            )
+            status = "failed" if failed else "warned" if warned else ""
+            NbMetadataCollector.set_doc_data(app.env, app.env.docname, "cells", status)
             yield client
 
-    def flagged(env, which: int) -> set[str]:
+    def flagged(env, *statuses: str) -> set[str]:
         data = NbMetadataCollector.get_doc_data(env)
-        return {d for d, m in data.items() if m.get("cells", (False, False))[which]}
+        return {d for d, m in data.items() if m.get("cells") in statuses}
 
     def read_again(app: Sphinx, env, added, changed, removed) -> list[str]:
-        return sorted((flagged(env, 0) | flagged(env, 1)) & env.found_docs)
+        return sorted(flagged(env, "failed", "warned") & env.found_docs)
 
     def finished(app: Sphinx, exception: Exception | None) -> None:
-        if exception is None and flagged(app.env, 0):
+        if exception is None and flagged(app.env, "failed"):
             app.statuscode = 1
         elif exception is None:  # myst-nb's logs of earlier failures hold machine paths
             shutil.rmtree(Path(app.outdir, "reports"), ignore_errors=True)
@@ -133,5 +128,5 @@ def setup(app: Sphinx) -> dict:
     myst_nb.sphinx_.create_client = checked_client
     app.connect("env-get-outdated", read_again)
     app.connect("build-finished", finished)
-    # A new env_version re-reads every page: each saved notebook gets its outputs.
-    return {"env_version": 1, "parallel_read_safe": True, "parallel_write_safe": True}
+    # A new env_version re-reads every page (2: a chapter's status is a string).
+    return {"env_version": 2, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -6,8 +6,6 @@ parsed twice. A node without a rendering here is reported through ``warn``
 (failing the strict build) and written as plain text.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable
 from urllib.parse import urljoin
@@ -24,9 +22,6 @@ TRANSPARENT = (
     nodes.abbreviation,
     nodes.generated,
     addnodes.pending_xref,
-    nodes.paragraph,
-    nodes.title,
-    nodes.caption,
 )
 BLOCKS = (
     nodes.container,
@@ -59,9 +54,7 @@ def _prefix(text: str, first: str, rest: str) -> str:
 
 
 class _Writer:
-    def __init__(
-        self, page_url: str, fignumbers: dict, warn: Callable[[str], None]
-    ) -> None:
+    def __init__(self, page_url: str, fignumbers: dict, warn: Callable) -> None:
         self.page_url, self.fignumbers, self.warn = page_url, fignumbers, warn
         # Markdown, or the index of an executed code cell
         self.cells: list[str | int] = []
@@ -88,15 +81,14 @@ class _Writer:
         if isinstance(node, nodes.section) and _titled(node):
             self.flush()
             level += 1
-            self.pending.append(f"{'#' * min(level, 6)} {self.inline(node[0])}")
+            self.pending.append(f"{'#' * min(level, 6)} {self.text(node[0])}")
             children = children[1:]
         elif isinstance(node, nodes.Admonition) and _titled(node):
             self.pending.append(f"**{self.title(node)}**")
             if isinstance(node, solution_node):
                 self.pending[-1] += " (try the exercise first)"
-                end = (
-                    f"*End of the solution to {node[0].astext().split(' to ', 1)[-1]}.*"
-                )
+                exercise = node[0].astext().split(" to ", 1)[-1]
+                end = f"*End of the solution to {exercise}.*"
             children = children[1:]
         for child in children:
             self.walk(child, level)
@@ -109,9 +101,9 @@ class _Writer:
         if isinstance(node, DROPPED):
             return ""
         if isinstance(node, (nodes.paragraph, nodes.caption)):
-            return self.inline(node)
+            return self.text(node)
         if isinstance(node, (nodes.title, nodes.rubric)):
-            return f"**{self.inline(node)}**"
+            return f"**{self.text(node)}**"
         if isinstance(node, nodes.literal_block):
             ticks, code = _ticks(node.astext(), 3), node.astext().rstrip()
             language = node.get("language", "").replace("default", "")
@@ -133,14 +125,11 @@ class _Writer:
             return _prefix(f"**{self.title(node)}**\n\n{body}".strip(), "> ", "> ")
         if isinstance(node, nodes.table):
             rows = [
-                [
-                    self.block(entry).replace("|", "\\|").replace("\n", " ")
-                    for entry in row
-                ]
+                " | ".join(self.block(entry).replace("|", "\\|") for entry in row)
                 for row in node.findall(nodes.row)
             ]
-            lines = [f"| {' | '.join(row)} |" for row in rows]
-            return "\n".join([lines[0], "|" + " --- |" * len(rows[0]), *lines[1:]])
+            rows.insert(1, " | ".join(["---"] * len(node.next_node(nodes.row))))
+            return "\n".join(f"| {row} |".replace("\n", " ") for row in rows)
         if isinstance(node, BLOCKS):
             return self.blocks(node)
         self.warn(f"no notebook rendering for <{node.tagname}>")
@@ -148,11 +137,15 @@ class _Writer:
 
     def title(self, node: nodes.Element) -> str:
         """Return an admonition's title as the page shows it (exercises numbered)."""
-        text = self.inline(node[0]) if _titled(node) else ""
+        text = self.text(node[0]) if _titled(node) else ""
         if isinstance(node, exercise_enumerable_node):
             number = self.fignumbers.get("exercise", {}).get(node["ids"][0], ())
             text = f"Exercise {'.'.join(map(str, number))}{text}"
         return text or node.tagname.replace("_", " ").capitalize()
+
+    def text(self, node: nodes.Element) -> str:
+        """Return the Markdown of an element of inline nodes (a paragraph, a title)."""
+        return "".join(map(self.inline, node.children))
 
     def inline(self, node: nodes.Node) -> str:
         if isinstance(node, nodes.Text):
@@ -163,21 +156,14 @@ class _Writer:
             return f"{_ticks(text, 1)}{pad}{text}{pad}{_ticks(text, 1)}"
         if isinstance(node, nodes.math):
             return f"${node.astext()}$"
-        inner = "".join(map(self.inline, node.children))
-        text = inner.strip()
-        left, right = (
-            inner[: inner.index(text)] if text else inner,
-            inner[len(inner.rstrip()) :],
-        )
-        if isinstance(node, nodes.emphasis):
-            return f"{left}*{text}*{right}"
-        if isinstance(node, nodes.strong):
-            return f"{left}**{text}**{right}"
+        inner = self.text(node)
+        text = inner.strip()  # marked up, inside the spaces around it
+        if isinstance(node, (nodes.emphasis, nodes.strong)) and text:
+            mark = "*" if isinstance(node, nodes.emphasis) else "**"
+            return inner.replace(text, f"{mark}{text}{mark}", 1)
         if isinstance(node, nodes.reference):
-            url = urljoin(
-                self.page_url, node.get("refuri") or "#" + node.get("refid", "")
-            )
-            return f"{left}[{text}]({url}){right}"
+            target = node.get("refuri") or "#" + node.get("refid", "")
+            return inner.replace(text, f"[{text}]({urljoin(self.page_url, target)})", 1)
         if not isinstance(node, (*TRANSPARENT, nodes.target)):
             self.warn(f"no notebook rendering for <{node.tagname}>")
         return inner
@@ -192,11 +178,8 @@ def doctree_cells(
     warn: Callable[[str], None],
 ) -> list[nbformat.NotebookNode]:
     """Return a chapter's notebook cells: Markdown from its resolved ``doctree``, code
-    cells from ``executed``; links resolve from ``page_url``, the hosted page.
-
-    Raises:
-        ValueError: If a code cell of the page is not a code cell of ``executed``.
-    """
+    cells from ``executed`` (ValueError if one is not there); links resolve from
+    ``page_url``, the hosted page."""
     writer = _Writer(page_url, fignumbers, warn)
     writer.walk(doctree)
     writer.flush()
@@ -207,9 +190,7 @@ def doctree_cells(
             cells.append(nbformat.v4.new_markdown_cell(cell))
             continue
         if cell not in code or cell <= done:
-            raise ValueError(
-                f"code cell {cell} of the page is not in the executed notebook"
-            )
+            raise ValueError(f"the page's code cell {cell} is not in the notebook")
         # A cell the page removes (tag remove-cell) stays in the notebook, in its place.
         cells += [executed.cells[i] for i in code if done < i <= cell]
         done = cell

@@ -9,8 +9,6 @@ docstrings of what it shows (the API page has them), unless it has the
 ``:docstring:`` flag. A page's own ``:caption:`` is not allowed on package code.
 """
 
-from __future__ import annotations
-
 import ast
 from pathlib import Path
 
@@ -44,16 +42,12 @@ class ListingReader(LiteralIncludeReader):
             return super().pyobject_filter(lines, location)
         hidden = docstring_lines(lines)
         marked = [None if n in hidden else line for n, line in enumerate(lines, 1)]
-        return [
-            line
-            for line in super().pyobject_filter(marked, location)
-            if line is not None
-        ]
+        kept = super().pyobject_filter(marked, location)
+        return [line for line in kept if line is not None]
 
 
 class CaptionedLiteralInclude(LiteralInclude):
-    """``literalinclude`` that shows package code as ``ListingReader`` reads it,
-    captioned with its path and object."""
+    """``literalinclude`` that captions package code, read by ``ListingReader``."""
 
     option_spec = {**LiteralInclude.option_spec, "docstring": directives.flag}
 
@@ -113,7 +107,6 @@ def link_nearest_parent(app: Sphinx, env, node, contnode):
         )
         if found is not None:
             return found
-    return None
 
 
 def setup(app: Sphinx) -> dict:

@@ -1,17 +1,14 @@
 """Offer every chapter as a stand-alone notebook, with the package's wheel, a zip and
-Colab.
+Colab (``conf.py`` sets ``notebook_book_url`` and ``notebook_repository_url``).
 
 Runs once the HTML build has finished, in the main process (so safe with ``-j``),
 from the doctrees Sphinx resolved. Everything is staged in a new folder and moved
 into place file by file: another build may be publishing into the same folder.
-No page offers its MyST source, which does not run on its own. Configuration
-(``conf.py``): ``notebook_book_url``, ``notebook_repository_url``.
+No page offers its MyST source, which does not run on its own.
 """
 
-from __future__ import annotations
-
 import contextlib
-import hashlib
+import functools
 import os
 import shutil
 import subprocess
@@ -28,6 +25,7 @@ from package_cache import package_hash, prune
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
+from packaging.version import Version
 from sphinx.application import Sphinx
 from sphinx.errors import ConfigError
 from sphinx.util import logging
@@ -38,38 +36,31 @@ logger = logging.getLogger(__name__)
 ARCHIVE = "executable-transformer-notebooks.zip"
 NOTEBOOK_BRANCH = "notebooks"
 RECIPE = ("<!-- notebook-recipe: start -->", "<!-- notebook-recipe: end -->")
-# pip builds the wheel offline, from the copied sources alone.
+# pip builds the wheel offline (so without its version check), from the copies alone.
 PIP_WHEEL = "-m pip wheel --no-deps --no-build-isolation --no-index --quiet".split()
 
 
 def cached_wheel(root: Path, package: Path, cache: Path, keep: int = 4) -> Path:
-    """Return the wheel of the project at ``root`` in its current state, built into
-    ``cache`` if new; ``cache`` keeps the ``keep`` newest states. RuntimeError if pip
-    fails."""
-    # The wheel also carries the chapters' sources (transformer.book_chapters reads
-    # them).
-    files = [
-        root / "pyproject.toml",
-        root / "README.md",
-        *sorted((root / "book").glob("*.md")),
-    ]
-    digest = hashlib.sha256(b"\0".join(p.read_bytes() for p in files)).hexdigest()
-    folder = cache / f"{package_hash(package)[:16]}-{digest[:16]}"
-    if not folder.is_dir():
-        cache.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=cache, prefix=".build-") as tmp:
-            source, dist = Path(tmp, "project"), Path(tmp, "dist")
-            shutil.copytree(
-                package,
-                source / package.relative_to(root),
-                ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
-            )
-            (source / "book").mkdir()
-            for path in files:
-                shutil.copyfile(path, source / path.relative_to(root))
+    """Return the wheel of the project at ``root`` as it is now, built into ``cache``
+    if new (RuntimeError if pip fails); ``cache`` keeps the ``keep`` newest states."""
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache, prefix=".build-") as tmp:
+        source, dist = Path(tmp, "project"), Path(tmp, "dist")
+        shutil.copytree(
+            package,
+            source / package.relative_to(root),
+            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+        )
+        # The wheel also carries the chapters (transformer.book_chapters reads them).
+        (source / "book").mkdir()
+        files = [root / "pyproject.toml", root / "README.md", *root.glob("book/*.md")]
+        for path in files:
+            shutil.copyfile(path, source / path.relative_to(root))
+        # The state: every file copied, the package's included.
+        folder = cache / package_hash(source)[:32]
+        if not folder.is_dir():
             command = [sys.executable, *PIP_WHEEL, "--wheel-dir", dist, source]
-            env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-            result = subprocess.run(command, capture_output=True, text=True, env=env)
+            result = subprocess.run(command, capture_output=True, text=True)
             if result.returncode != 0 or len(list(dist.glob("*.whl"))) != 1:
                 raise RuntimeError(
                     f"pip wheel failed (is setuptools installed?):\n{result.stderr}"
@@ -83,39 +74,31 @@ def cached_wheel(root: Path, package: Path, cache: Path, keep: int = 4) -> Path:
 
 
 def archive_requirements(root: Path, project: dict, wheel: str) -> str:
-    """Return the archive's ``requirements.txt``: the package's dependencies, pinned
-    as in the project's ``requirements.txt`` (the versions that computed the outputs),
-    Jupyter's kernel and the wheel."""
+    """Return the archive's ``requirements.txt``: the package's dependencies (pinned as
+    in ``root``'s, the versions that computed the outputs), ipykernel, the wheel."""
 
-    def name(requirement: str) -> str:
-        return canonicalize_name(Requirement(requirement).name)
-
-    lines = (root / "requirements.txt").read_text().splitlines()
-    pinned = {
-        name(line): line
-        for line in (line.split("#")[0].strip() for line in lines)
-        if line and not line.startswith("-")
-    }
-    lines = [pinned.get(name(r), r) for r in [*project["dependencies"], "ipykernel"]]
-    return "# What the notebooks need; README.md says how to install it.\n" + "\n".join(
-        [*lines, f"./{wheel}", ""]
-    )
-
-
-def write_archive(folder: Path, target: Path) -> None:
-    """Zip ``folder`` into ``target``, under a top folder named like the zip."""
-    partial = target.with_name(f".{target.name}-{os.getpid()}")
-    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(folder.iterdir()):
-            archive.write(path, Path(target.stem) / path.name)
-    partial.replace(target)
+    pinned = {}
+    for line in (root / "requirements.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line and not line.startswith("-"):
+            pinned[canonicalize_name(Requirement(line).name)] = line
+    wanted = [*project["dependencies"], "ipykernel"]
+    lines = [pinned.get(canonicalize_name(Requirement(r).name), r) for r in wanted]
+    header = "# What the notebooks need; README.md says how to install it."
+    return "\n".join([header, *lines, f"./{wheel}", ""])
 
 
 def place(source: Path, target: Path) -> None:
-    """Copy ``source`` to ``target`` through a new file: no reader sees half of it."""
+    """Copy ``source`` to ``target`` through a new file: no reader sees half of it.
+    A folder is zipped, its files under a top folder named like ``target``."""
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}-{os.getpid()}")
-    shutil.copyfile(source, partial)
+    if source.is_dir():
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
+            for path in sorted(source.iterdir()):
+                archive.write(path, Path(target.stem) / path.name)
+    else:
+        shutil.copyfile(source, partial)
     partial.replace(target)
 
 
@@ -126,13 +109,11 @@ def executed_notebook(app: Sphinx, docname: str) -> Path:
 
 def chapters(app: Sphinx) -> list[str]:
     """Return the pages that are notebooks (myst-nb executed them), in reading order."""
-    order = [
-        *app.env.toctree_includes.get(app.config.root_doc, []),
-        *sorted(app.env.found_docs),
-    ]
-    return sorted(
-        {doc for doc in order if executed_notebook(app, doc).is_file()}, key=order.index
+    env = app.env
+    order = dict.fromkeys(
+        [*env.toctree_includes.get(app.config.root_doc, []), *sorted(env.found_docs)]
     )
+    return [doc for doc in order if executed_notebook(app, doc).is_file()]
 
 
 def colab_url(repository_url: str, docname: str) -> str | None:
@@ -145,8 +126,7 @@ def colab_url(repository_url: str, docname: str) -> str | None:
 
 
 def built_from(root: Path, repository_url: str) -> str | None:
-    """Return ``git+<repository>@<tag or commit>`` of the checkout at ``root``, if
-    it is one."""
+    """Return ``git+<repository>@<tag or commit>`` of the checkout ``root``, if any."""
     for command in (["describe", "--tags", "--exact-match"], ["rev-parse", "HEAD"]):
         result = subprocess.run(
             ["git", *command], cwd=root, capture_output=True, text=True
@@ -171,146 +151,103 @@ def _on_builder_inited(app: Sphinx) -> None:
             raise ConfigError(f"{name} must be an https:// address (set it in conf.py)")
     if app.builder.format == "html":
         root, cache = Path(app.confdir), Path(app.outdir).parent / ".wheel_cache"
-        package = root / config.package_cache_watch
-        app.notebook_wheel = cached_wheel(
-            root, package, cache, config.package_cache_keep
-        )
+        package, keep = root / config.package_cache_watch, config.package_cache_keep
+        app.notebook_wheel = cached_wheel(root, package, cache, keep)
 
 
-def _on_page_context(
-    app: Sphinx, pagename: str, templatename: str, context, doctree
-) -> None:
+def _on_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
     """Give a chapter's download menu its notebook, the wheel and the zip; add Colab."""
     chapter = doctree is not None and executed_notebook(app, pagename).is_file()
-    pathto, buttons = context["pathto"], context.get("header_buttons", [])
+    buttons = context.get("header_buttons", [])
 
-    def link(path: str, text: str, icon: str, tooltip: str) -> dict:
-        url = path if "://" in path else pathto(path, 1)
-        return {
-            "type": "link",
-            "url": url,
-            "text": text,
-            "icon": icon,
-            "tooltip": tooltip,
-            "label": f"{text.strip('.').split()[-1].lower()}-button",
-        }
+    def link(url: str, text: str, icon: str, tooltip: str) -> dict:
+        url = url if "://" in url else context["pathto"](url, 1)
+        label = f"{text.strip('.').split()[-1].lower()}-button"
+        return dict(
+            type="link", url=url, text=text, icon=icon, tooltip=tooltip, label=label
+        )
 
+    wheel = f"_downloads/{app.notebook_wheel.name}"
+    downloads = [
+        link(f"_sources/{pagename}.ipynb", ".ipynb", "fas fa-code", "This notebook"),
+        link(wheel, ".whl", "fas fa-box", "The package (put it beside the notebook)"),
+        link(f"_downloads/{ARCHIVE}", ".zip", "fas fa-file-zipper", "Every notebook"),
+    ]
     for group in buttons:
         if group.get("label") == "download-buttons":
-            group["buttons"] = [b for b in group["buttons"] if "pdf" in b["label"]]
-            group["buttons"][:0] = (
-                [
-                    link(
-                        f"_sources/{pagename}.ipynb",
-                        ".ipynb",
-                        "fas fa-code",
-                        "This notebook",
-                    ),
-                    link(
-                        f"_downloads/{app.notebook_wheel.name}",
-                        ".whl",
-                        "fas fa-box",
-                        "The package (put it beside the notebook)",
-                    ),
-                    link(
-                        f"_downloads/{ARCHIVE}",
-                        ".zip",
-                        "fas fa-file-zipper",
-                        "Every notebook",
-                    ),
-                ]
-                if chapter
-                else []
-            )
-    colab = colab_url(app.config.notebook_repository_url, pagename)
-    if chapter and colab:
-        button = link(
-            colab, "Open in Colab", "_static/images/logo_colab.png", "Run it in Colab"
-        )
-        buttons.insert(
-            0,
-            {
-                "type": "group",
-                "tooltip": "Run this chapter",
-                "icon": "fas fa-rocket",
-                "buttons": [button],
-                "label": "launch-buttons",
-            },
-        )
+            pdf = [b for b in group["buttons"] if "pdf" in b["label"]]
+            group["buttons"] = (downloads if chapter else []) + pdf
+    colab = chapter and colab_url(app.config.notebook_repository_url, pagename)
+    if colab:
+        logo = "_static/images/logo_colab.png"
+        button = link(colab, "Open in Colab", logo, "Run it in Colab")
+        group = dict(type="group", tooltip="Run this chapter", icon="fas fa-rocket")
+        buttons.insert(0, {**group, "buttons": [button], "label": "launch-buttons"})
 
 
 def _stage(app: Sphinx, staging: Path) -> list[str]:
-    """Write the notebooks, the wheel, requirements and README into ``staging``."""
+    """Write notebooks, wheel, requirements and README to ``staging``; return names."""
     config, env, root = app.config, app.env, Path(app.confdir)
     book_url = config.notebook_book_url.rstrip("/") + "/"
     wheel = Path(shutil.copy(app.notebook_wheel, staging)).name
     project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
-    oldest = next(
-        s.version
-        for s in SpecifierSet(project["requires-python"])
-        if s.operator == ">="
-    )
-    python = tuple(map(int, oldest.split(".")[:2]))  # the oldest Python supported
+    requires = SpecifierSet(project["requires-python"])
+    oldest = next(s.version for s in requires if s.operator == ">=")
+    python = Version(oldest).release[:2]  # the oldest Python supported
+    fallback = built_from(root, config.notebook_repository_url)
+    zip_url = f"{book_url}_downloads/{ARCHIVE}"
     setup = setup_cell_source(
-        wheel=wheel,
-        python=python,
-        zip_url=f"{book_url}_downloads/{ARCHIVE}",
-        fallback=built_from(root, config.notebook_repository_url),
+        wheel=wheel, python=python, zip_url=zip_url, fallback=fallback
     )
-    listing = []
-    for docname in chapters(app):
+    docnames = chapters(app)
+    for docname in docnames:
         executed = nbformat.read(executed_notebook(app, docname), as_version=4)
         cells = doctree_cells(
             env.get_and_resolve_doctree(docname, app.builder),
             executed,
             page_url=f"{book_url}{docname}.html",
             fignumbers=env.toc_fignumbers.get(docname, {}),
-            warn=lambda text, doc=docname: logger.warning(
-                f"notebook: {text}", location=doc
-            ),
+            warn=functools.partial(logger.warning, location=docname),
         )
         nbformat.write(
             standalone_notebook(cells, executed, setup), staging / f"{docname}.ipynb"
         )
-        listing.append(f"- `{docname}.ipynb`: {env.titles[docname].astext()}")
     (staging / "requirements.txt").write_text(
         archive_requirements(root, project, wheel)
     )
+    contents = [
+        *(f"- `{doc}.ipynb`: {env.titles[doc].astext()}" for doc in docnames),
+        f"- `{wheel}`: the `transformer` package",
+        "- `requirements.txt`: what the notebooks import",
+    ]
     (staging / "README.md").write_text(
         f"# {config.project}: the notebooks\n\nEvery chapter of "
         f"[{config.project}]({book_url}) as a Jupyter notebook, with the outputs\n"
         "computed when the book was built, and the package the chapters import.\n\n"
         f"## Run them\n\nWith Python {python[0]}.{python[1]} or newer, in this folder:"
         f"\n\n{recipe(root / 'README.md')}\n\n## Contents\n\n"
-        + "\n".join(
-            [
-                *listing,
-                f"- `{wheel}`: the `transformer` package",
-                "- `requirements.txt`: what the notebooks import",
-            ]
-        )
+        + "\n".join(contents)
         + "\n\nThe source of the book and of the package: "
         + f"{config.notebook_repository_url}\n"
     )
-    return [line.split("`")[1] for line in listing]
+    return [f"{doc}.ipynb" for doc in docnames]
 
 
 def _on_build_finished(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
     outdir, build = Path(app.outdir), Path(app.outdir).parent
-    # Staged in a new folder: another build may be publishing into this build folder.
+    downloads, wheel = outdir / "_downloads", app.notebook_wheel
     staging = Path(tempfile.mkdtemp(dir=build, prefix=".notebooks-"))
     try:
         staging.chmod(0o755)
         names = _stage(app, staging)
         for name in names:
             place(staging / name, outdir / "_sources" / name)
-        wheel = app.notebook_wheel
-        place(wheel, outdir / "_downloads" / wheel.name)
-        for old in (outdir / "_downloads").glob("*.whl"):
-            old.unlink(missing_ok=True) if old.name != wheel.name else None
-        write_archive(staging, outdir / "_downloads" / ARCHIVE)
+        place(wheel, downloads / wheel.name)
+        for old in set(downloads.glob("*.whl")) - {downloads / wheel.name}:
+            old.unlink(missing_ok=True)
+        place(staging, downloads / ARCHIVE)
         shutil.rmtree(build / "notebooks", ignore_errors=True)
         # Another build may have swapped its notebooks in meanwhile.
         with contextlib.suppress(OSError):

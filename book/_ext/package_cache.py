@@ -8,8 +8,6 @@ states never delete each other's. The hash is also an "env" config value: a
 change re-reads every page, which an unchanged ``.md`` would otherwise not be.
 """
 
-from __future__ import annotations
-
 import fcntl
 import hashlib
 import os
@@ -19,6 +17,7 @@ from pathlib import Path
 from jupyter_cache import get_cache
 from sphinx.application import Sphinx
 from sphinx.config import Config
+from sphinx.errors import ConfigError
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
@@ -52,8 +51,7 @@ def check_package_source(code: Path) -> None:
 
 
 def _lock(cache: Path, mode: int):
-    """Return ``cache``'s lock file locked in ``mode``, or None if another build holds
-    it."""
+    """Return ``cache``'s lock file locked in ``mode``; None if another build has it."""
     handle = open(cache / LOCK, "a")
     try:
         fcntl.flock(handle, mode | fcntl.LOCK_NB)
@@ -69,9 +67,7 @@ def prune(root: Path, keep: int) -> None:
     states.sort(key=lambda p: p.stat().st_mtime)
     for old in states[: max(len(states) - keep, 0)]:
         if (handle := _lock(old, fcntl.LOCK_EX)) is not None:
-            logger.info(
-                "removing %s/%s, of an older package state", root.name, old.name
-            )
+            logger.info("removing %s/%s, an older package state", root.name, old.name)
             shutil.rmtree(old)
             handle.close()
 
@@ -79,9 +75,7 @@ def prune(root: Path, keep: int) -> None:
 def _on_config_inited(app: Sphinx, config: Config) -> None:
     folder = Path(app.confdir, config.package_cache_watch)
     if not folder.is_dir():
-        raise RuntimeError(
-            f"package_cache_watch: no folder {config.package_cache_watch!r}"
-        )
+        raise ConfigError(f"package_cache_watch: no folder {folder}")
     config.package_cache_hash = key = package_hash(folder)[:16]
     root = Path(app.outdir).parent / CACHE_ROOT
     cache = root / key
@@ -101,7 +95,6 @@ def _on_config_inited(app: Sphinx, config: Config) -> None:
 def setup(app: Sphinx) -> dict:
     app.add_config_value("package_cache_watch", "code/transformer", "env", str)
     app.add_config_value("package_cache_keep", 4, "", int)
-    # Rebuild "env": when the hash differs from the pickled one, every page is re-read.
     app.add_config_value("package_cache_hash", "", "env", str)
     app.connect("config-inited", _on_config_inited, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -5,18 +5,14 @@ extension registered any for ``singlehtml``; sphinx-exercise does, so myst-nb's
 nodes (a hidden cell's toggle, say) would otherwise be unknown to it.
 """
 
-from __future__ import annotations
-
 from sphinx.application import Sphinx
 
 
 def _share_html_handlers(app: Sphinx) -> None:
-    if app.builder.name != "singlehtml":
-        return
-    handlers = app.registry.translation_handlers
-    single = handlers.setdefault("singlehtml", {})
-    for node, pair in handlers.get("html", {}).items():
-        single.setdefault(node, pair)
+    if app.builder.name == "singlehtml":
+        handlers = app.registry.translation_handlers
+        html, single = handlers.get("html", {}), handlers.get("singlehtml", {})
+        handlers["singlehtml"] = html | single  # its own handlers win
 
 
 def setup(app: Sphinx) -> dict:

@@ -1,13 +1,10 @@
 """A chapter as a stand-alone notebook: a set-up cell, then the page's cells.
 
-The set-up cell must work wherever a reader opens the notebook: VS Code sets
+The set-up cell finds the wheel wherever a reader opens the notebook: VS Code sets
 ``__vsc_ipynb_file__`` and Jupyter Server ``JPY_SESSION_NAME`` to the notebook's
 path (relative to the server's folder in some versions, hence the working folder
-as second place to look). Without the wheel it installs the exact commit the
-outputs came from, and if nothing installs it says what to do in two lines.
+as second place to look); if nothing installs, it says what to do in two lines.
 """
-
-from __future__ import annotations
 
 import copy
 import hashlib
@@ -15,10 +12,10 @@ import json
 from string import Template
 
 import nbformat
+from packaging.utils import parse_wheel_filename
 
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
-# The tags hide-input, remove-output, ... as the metadata that collapses a cell in
-# JupyterLab.
+# Tags hide-input, remove-output, ...: the metadata that collapses a cell in JupyterLab
 HIDDEN = {
     "input": ["source_hidden"],
     "output": ["outputs_hidden"],
@@ -67,29 +64,20 @@ def setup_cell_source(
     """Return the set-up cell's source, for ``wheel`` (its file name names the
     distribution and version), the oldest ``python`` and the ``fallback`` that pip
     installs without the wheel (``git+<repository>@<commit>``, or None)."""
-    name, version = wheel.split("-")[:2]
-    name = name.replace("_", "-")
-    values = dict(distribution=name, cpu_index=CPU_INDEX, version_string=version)
+    name, version, *_ = parse_wheel_filename(wheel)
+    values = dict(distribution=name, cpu_index=CPU_INDEX, version_string=str(version))
     values.update(wheel=wheel, repository=fallback or "", archive=zip_url)
     values = {key: json.dumps(value) for key, value in values.items()}
-    return Template(SETUP).substitute(
-        values, name=name, version=version, python=tuple(python)
-    )
+    return Template(SETUP).substitute(values, name=name, version=version, python=python)
 
 
 def standalone_notebook(
     cells: list[nbformat.NotebookNode], executed: nbformat.NotebookNode, setup: str
 ) -> nbformat.NotebookNode:
-    """Return a valid notebook of ``setup``'s cell followed by copies of ``cells``.
-
-    Cell ids are derived from the content; timings, and notebook metadata other
-    than the kernel's (which could name a machine), are dropped.
-    """
-    metadata = {
-        k: v
-        for k, v in executed.metadata.items()
-        if k in ("kernelspec", "language_info")
-    }
+    """Return a valid notebook of ``setup``'s cell, then copies of ``cells``: ids from
+    the content, no timings, no notebook metadata but the kernel's (no machine's)."""
+    kept = ("kernelspec", "language_info")
+    metadata = {k: v for k, v in executed.metadata.items() if k in kept}
     notebook = nbformat.v4.new_notebook(metadata=metadata)
     notebook.cells = [nbformat.v4.new_code_cell(setup), *copy.deepcopy(cells)]
     for index, cell in enumerate(notebook.cells):

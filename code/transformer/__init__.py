@@ -73,6 +73,7 @@ __all__ = [
 
 # Part II: beyond 2017.
 from .inference.generate import generate, next_token
+from .parts.flash_attention import flash_attention
 from .parts.gqa import GroupedQueryAttention
 from .parts.kv_cache import KVCache
 from .parts.rmsnorm import RMSNorm
@@ -94,6 +95,7 @@ __all__ += [
     "bits_per_char",
     "book_chapters",
     "count_flops",
+    "flash_attention",
     "from_hf",
     "generate",
     "largest_tensor",

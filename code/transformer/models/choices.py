@@ -38,8 +38,8 @@ POSITIONS: dict[str, Callable[..., nn.Module]] = {
     "rope": lambda d_model, max_len, *, dropout=0.0: EmbeddingDropout(dropout),
 }
 """What a model adds to its embeddings, by kind; ``POSITIONS[kind](d_model,
-max_len, dropout=p)`` builds it. With ``"rope"`` it is dropout only: the attention
-layers turn their queries and keys instead."""
+max_len, dropout=p)`` builds it. With ``"rope"`` it is dropout only: the
+attention layers turn their queries and keys instead."""
 
 
 def final_norm(

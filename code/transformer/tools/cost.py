@@ -14,7 +14,6 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
-from torch.utils.flop_counter import FlopCounterMode
 
 
 def _fused_attention_flops(query_shape, key_shape, value_shape, *args, **kwargs) -> int:
@@ -61,6 +60,10 @@ def count_flops(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+    # Imported here, not with the package: it imports triton, which must wait
+    # until flash_attention knows whether to run it under the interpreter.
+    from torch.utils.flop_counter import FlopCounterMode
+
     counter = FlopCounterMode(display=False, custom_mapping=_CPU_ATTENTION_FLOPS)
     with counter:
         fn(*args, **kwargs)
