@@ -83,6 +83,29 @@ def test_from_hf_reads_every_setting_of_the_config(make):
 
 
 @pytest.mark.parametrize("make", HF_MODELS, ids=IDS)
+def test_from_hf_builds_a_model_of_its_own_that_trains(make):
+    hf = make()
+    ours = from_hf(hf)
+    theirs = {t.data_ptr() for t in hf.state_dict().values()}
+    for name, p in ours.named_parameters():
+        assert p.device.type == "cpu" and p.dtype == torch.float32, name
+        assert p.requires_grad and p.is_contiguous(), name
+        assert p.data_ptr() not in theirs, name
+    assert all(not b.is_meta for b in ours.buffers())
+    tied = ours.out_proj.weight is ours.embed.weight
+    assert tied == ours.config.share_embeddings
+    ours(torch.randint(0, 61, (1, 6))).sum().backward()
+    assert all(p.grad is not None for p in ours.parameters())
+
+
+def test_from_hf_gives_float32_for_a_half_precision_model():
+    hf = llama(num_key_value_heads=2).to(torch.bfloat16)
+    ours = from_hf(hf)
+    assert {p.dtype for p in ours.parameters()} == {torch.float32}
+    assert ours.rope.cos.dtype == torch.float64
+
+
+@pytest.mark.parametrize("make", HF_MODELS, ids=IDS)
 def test_greedy_generate_with_the_cache_gives_hugging_face_tokens(make):
     hf = make()
     ours = from_hf(hf)

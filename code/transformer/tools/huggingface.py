@@ -27,6 +27,7 @@ from ..checks.huggingface import (
 )
 from ..models.decoder_config import DecoderOnlyConfig
 from ..models.decoder_only import DecoderOnlyTransformer
+from ..parts.rotary import RotaryEmbedding
 from .hf_names import config_from_hf, config_to_hf, rope_permutation, weight_map
 
 BUFFERS = (".attn.bias", ".attn.masked_bias", "rotary_emb.inv_freq")
@@ -81,10 +82,40 @@ def from_hf_state(
     missing = sorted(used - set(state))
     if extra or missing:
         raise ValueError(f"state: missing {missing}, not understood {extra}")
-    model = DecoderOnlyTransformer(config)
-    ours = {name: _take(how, state[theirs], config) for name, theirs, how in rows}
-    model.load_state_dict(ours)
+    model = _empty_model(config)
+    dtypes = {name: t.dtype for name, t in model.state_dict().items()}
+    ours = {}
+    for name, theirs, how in rows:
+        if config.share_embeddings and name == "out_proj.weight":
+            continue  # the embedding matrix, tied again below
+        ours[name] = _take(how, state[theirs], config).to(dtypes[name])
+    if config.share_embeddings:
+        ours["out_proj.weight"] = ours["embed.weight"]
+    # The fresh tensors become the parameters: nothing is initialised or copied.
+    model.load_state_dict(ours, assign=True)
+    if config.share_embeddings:
+        model.out_proj.weight = model.embed.weight
     return model.eval()
+
+
+def _empty_model(config: DecoderOnlyConfig) -> DecoderOnlyTransformer:
+    """Build the book's decoder with its parameters on the meta device.
+
+    Random initialisation of a model whose every weight is then replaced is
+    most of the cost of a conversion (seconds for GPT-2 small); on the meta
+    device it allocates and computes nothing. The buffers that no
+    ``state_dict`` holds, the rotary tables, are computed on the CPU.
+    """
+    with torch.device("meta"):
+        model = DecoderOnlyTransformer(config)
+    if model.rope is not None:
+        rope = model.rope
+        tables = RotaryEmbedding(rope.d_k, rope.max_len, base=rope.base)
+        rope.cos, rope.sin = tables.cos, tables.sin
+    meta = [name for name, b in model.named_buffers() if b.is_meta]
+    if meta:
+        raise RuntimeError(f"buffers left on the meta device: {meta}")
+    return model
 
 
 def to_hf(model: DecoderOnlyTransformer) -> nn.Module:
@@ -164,15 +195,17 @@ def load_pretrained(folder: str) -> DecoderOnlyTransformer:
 
 def _take(how: str, t: torch.Tensor, c: DecoderOnlyConfig) -> torch.Tensor:
     """Turn a Hugging Face tensor into the book's, as ``how`` says."""
+    # Every branch returns new, contiguous memory: the result becomes a parameter.
+    fresh = torch.contiguous_format
     if how in ("q", "k", "v"):
         # (3 d_model, ...): the fused query, key and value rows
         rows = t.T if t.dim() == 2 else t
-        return rows.chunk(3, dim=0)["qkv".index(how)].clone()
+        return rows.chunk(3, dim=0)["qkv".index(how)].clone(memory_format=fresh)
     if how == "transpose":
-        return t.T.clone()
+        return t.T.clone(memory_format=fresh)
     if how.startswith("rope"):
         return _reorder_heads(t, c, how, rope_permutation(c.d_model // c.h))
-    return t.clone()
+    return t.clone(memory_format=fresh)
 
 
 def _give(how: str, t: torch.Tensor, c: DecoderOnlyConfig) -> torch.Tensor:
