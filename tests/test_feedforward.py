@@ -63,7 +63,7 @@ def test_positionwise_feed_forward_dropout_acts_only_in_training():
             (8, 16),
             {"dropout": 0.1, "activation": "tanh"},
             ValueError,
-            r"activation must be 'relu' or 'gelu', got 'tanh'",
+            r"activation must be 'relu' or 'gelu' or 'gelu_tanh', got 'tanh'",
         ),
         (
             (8, 16),

@@ -20,12 +20,8 @@ means *may attend*; they broadcast to ``(B, h, L, S)``.
 """
 
 from .checks.contract import no_checks, set_checks
-from .models.config import (
-    DecoderOnlyConfig,
-    StackConfig,
-    TransformerConfig,
-    count_parameters,
-)
+from .models.config import StackConfig, TransformerConfig, count_parameters
+from .models.decoder_config import DecoderOnlyConfig
 from .models.decoder_only import DecoderOnlyTransformer
 from .models.encoder_decoder import Transformer
 from .models.layers import DecoderLayer, EncoderLayer
@@ -85,6 +81,7 @@ from .parts.rotary import RotaryEmbedding
 from .parts.swiglu import SwiGLU
 from .parts.tiled_attention import tiled_attention
 from .tools.cost import count_flops, largest_tensor
+from .tools.huggingface import from_hf, load_pretrained, to_hf
 from .tools.record import record_attention
 from .training.charlm import CharCorpus, bits_per_char, book_chapters, train_lm
 
@@ -99,10 +96,13 @@ __all__ += [
     "book_chapters",
     "count_flops",
     "flash_attention",
+    "from_hf",
     "generate",
     "largest_tensor",
+    "load_pretrained",
     "next_token",
     "record_attention",
     "tiled_attention",
+    "to_hf",
     "train_lm",
 ]

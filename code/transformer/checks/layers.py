@@ -12,7 +12,7 @@ from .tensors import (
     shape_str,
 )
 
-ACTIVATIONS = ("relu", "gelu", "swiglu")
+ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swiglu")
 NORM_NAMES = ("layer", "rms")
 
 

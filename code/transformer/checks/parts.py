@@ -36,6 +36,18 @@ def check_sizes(**sizes: object) -> None:
         check_positive_int(name, value)
 
 
+def check_embedding_args(V: object, d_model: object, scale: object) -> None:
+    """Check the sizes of a token embedding and its ``scale`` switch.
+
+    Raises:
+        TypeError: If a size is not an int or ``scale`` not a bool.
+        ValueError: If a size is not positive.
+    """
+    check_sizes(V=V, d_model=d_model)
+    if not isinstance(scale, bool):
+        raise TypeError(f"scale must be a bool, got {type(scale).__name__}")
+
+
 def check_feedforward_args(
     d_model: object,
     d_ff: object,

@@ -26,6 +26,7 @@ NORMS: dict[str, type[nn.Module]] = {"layer": LayerNorm, "rms": RMSNorm}
 FEED_FORWARDS: dict[str, Callable[..., nn.Module]] = {
     "relu": partial(PositionwiseFeedForward, activation="relu"),
     "gelu": partial(PositionwiseFeedForward, activation="gelu"),
+    "gelu_tanh": partial(PositionwiseFeedForward, activation="gelu_tanh"),
     "swiglu": SwiGLU,
 }
 """The feed-forward networks by activation; ``FEED_FORWARDS[name](d_model, d_ff,

@@ -1,10 +1,11 @@
 """The configs of the complete models, and their parameter counts in closed form.
 
 Each model of ``transformer.models.encoder_decoder`` is built from one frozen dataclass
-config, so that a model's shape is a single value that can be printed,
-compared and saved. A config knows its model's parameter count in closed form
-(``config.num_parameters()``), which the tests compare with
-``count_parameters`` of a built model. The package's ``__init__`` exports
+config (the decoder-only model's is in ``transformer.models.decoder_config``), so
+that a model's shape is a single value that can be printed, compared and saved.
+A config knows its model's parameter count in closed form
+(``config.num_parameters()``), which the tests compare with ``count_parameters``
+of a built model. The package's ``__init__`` exports
 them with the models.
 """
 
@@ -17,6 +18,7 @@ import torch.nn as nn
 from ..checks.tensors import (
     check_choice,
     check_divisible,
+    check_positive_float,
     check_positive_int,
     check_probability,
 )
@@ -36,7 +38,8 @@ class StackConfig:
         d_ff: Hidden width of the feed-forward networks (2048).
         dropout: Dropout probability everywhere, in training only (0.1).
         max_len: Longest sequence the positional information covers.
-        activation: ``"relu"`` (the paper), ``"gelu"``, or ``"swiglu"`` for a
+        activation: ``"relu"`` (the paper), ``"gelu"``, ``"gelu_tanh"`` (GPT-2's
+            tanh approximation of GELU), or ``"swiglu"`` for a
             gated :class:`~transformer.parts.swiglu.SwiGLU` network of hidden width
             ``d_ff``.
         norm_first: ``False`` for post-norm layers (the paper), ``True`` for
@@ -47,6 +50,7 @@ class StackConfig:
             output projection, as the paper does (section 3.4).
         norm: ``"layer"`` (the paper) or ``"rms"``
             (:class:`~transformer.parts.rmsnorm.RMSNorm`).
+        norm_eps: The ``eps`` of every norm (``1e-5``; LLaMA uses ``1e-6``).
 
     Raises:
         TypeError: If a field has the wrong type.
@@ -65,6 +69,7 @@ class StackConfig:
     positional: str = "sinusoidal"
     share_embeddings: bool = False
     norm: str = "layer"
+    norm_eps: float = 1e-5
 
     def __post_init__(self) -> None:
         for name in ("d_model", "h", "N", "d_ff", "max_len"):
@@ -74,6 +79,7 @@ class StackConfig:
         check_choice("activation", self.activation, tuple(FEED_FORWARDS))
         check_choice("positional", self.positional, tuple(POSITIONS))
         check_choice("norm", self.norm, tuple(NORMS))
+        check_positive_float("norm_eps", self.norm_eps)
         for name in ("norm_first", "share_embeddings"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(
@@ -87,6 +93,7 @@ class StackConfig:
             "activation": self.activation,
             "norm_first": self.norm_first,
             "norm": self.norm,
+            "eps": self.norm_eps,
         }
 
     def _stack_parameters(self, attentions_per_layer: int) -> int:
@@ -212,69 +219,6 @@ class TransformerConfig(StackConfig):
                 (self.src_vocab_size, self.tgt_vocab_size), self.tgt_vocab_size
             )
         )
-
-
-@dataclass(frozen=True)
-class DecoderOnlyConfig(StackConfig):
-    """Describe a decoder-only language model, a ``DecoderOnlyTransformer``.
-
-    ``vocab_size`` comes first; every field of :class:`StackConfig` follows as
-    a keyword argument. With ``norm_first=True``, ``norm="rms"``,
-    ``activation="swiglu"``, ``positional="rope"`` and ``n_kv_heads < h`` the
-    model is a LLaMA-style decoder.
-
-    Attributes:
-        vocab_size: Vocabulary size ``V`` of the inputs and the output logits.
-        n_kv_heads: Key and value heads of grouped-query attention; must
-            divide ``h``. ``None`` means ``h``. With ``n_kv_heads`` set or
-            ``positional="rope"``, the layers use
-            :class:`~transformer.parts.gqa.GroupedQueryAttention` (no biases).
-
-    Raises:
-        TypeError: If a field has the wrong type.
-        ValueError: If a size is not positive, ``h`` does not divide
-            ``d_model``, ``n_kv_heads`` does not divide ``h``, or a choice is
-            unknown.
-    """
-
-    vocab_size: int
-    n_kv_heads: int | None = None
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        check_positive_int("vocab_size", self.vocab_size)
-        if self.n_kv_heads is not None:
-            check_positive_int("n_kv_heads", self.n_kv_heads)
-            check_divisible("h", self.h, "n_kv_heads", self.n_kv_heads)
-        if self.positional == "rope" and (self.d_model // self.h) % 2:
-            raise ValueError(
-                f"positional='rope' needs an even d_k = d_model // h, got "
-                f"{self.d_model} // {self.h} = {self.d_model // self.h}"
-            )
-
-    @property
-    def grouped(self) -> bool:
-        """Whether the layers use grouped-query attention (RoPE or fewer kv heads)."""
-        return self.n_kv_heads is not None or self.positional == "rope"
-
-    def _attention_parameters(self) -> int:
-        """Return the parameters of one attention: grouped ones have no biases."""
-        if not self.grouped:
-            return super()._attention_parameters()
-        d, d_k = self.d_model, self.d_model // self.h
-        kv = self.h if self.n_kv_heads is None else self.n_kv_heads
-        return 2 * d * d + 2 * d * kv * d_k  # W_q, W_o; W_k, W_v of kv heads
-
-    def num_parameters(self) -> int:
-        """Return the model's parameter count, computed in closed form from the sizes.
-
-        Returns:
-            The number of scalar parameters, a shared matrix counted once; it
-            equals :func:`count_parameters` of the built model.
-        """
-        return self._stack_parameters(
-            attentions_per_layer=1
-        ) + self._embedding_parameters((self.vocab_size,), self.vocab_size)
 
 
 def count_parameters(model: nn.Module) -> int:

@@ -12,7 +12,7 @@ from ..parts.gqa import GroupedQueryAttention
 from ..parts.masks import causal_mask
 from ..parts.rotary import RotaryEmbedding
 from .choices import POSITIONS
-from .config import DecoderOnlyConfig
+from .decoder_config import DecoderOnlyConfig
 from .layers import EncoderLayer
 from .stacks import DecoderOnlyStack, stack_norm
 
@@ -33,7 +33,8 @@ class DecoderOnlyTransformer(nn.Module):
     attention that can hold a :class:`~transformer.parts.kv_cache.KVCache`.
 
     Args:
-        config: The sizes; see :class:`~transformer.models.config.DecoderOnlyConfig`.
+        config: The sizes; see
+            :class:`~transformer.models.decoder_config.DecoderOnlyConfig`.
 
     Attributes:
         config: The config the model was built from.
@@ -44,8 +45,9 @@ class DecoderOnlyTransformer(nn.Module):
             layer's attention uses, or ``None``.
         stack: The :class:`~transformer.models.stacks.DecoderOnlyStack` of
             ``N`` layers and the final norm.
-        out_proj: Linear map from ``d_model`` to the ``V`` logits. With
-            ``share_embeddings`` its weight is the embedding matrix.
+        out_proj: Linear map from ``d_model`` to the ``V`` logits, with a bias
+            if ``output_bias``. With ``share_embeddings`` its weight is the
+            embedding matrix.
 
     Raises:
         TypeError: If ``config`` is not a ``DecoderOnlyConfig``.
@@ -55,12 +57,15 @@ class DecoderOnlyTransformer(nn.Module):
         check_config(config, DecoderOnlyConfig)
         super().__init__()
         self.config = c = config
-        self.embed = TokenEmbedding(c.vocab_size, c.d_model)
+        self.embed = TokenEmbedding(c.vocab_size, c.d_model, scale=c.scale_embeddings)
         self.positional = POSITIONS[c.positional](
             c.d_model, c.max_len, dropout=c.dropout
         )
         rotary = c.positional == "rope"
-        self.rope = RotaryEmbedding(c.d_model // c.h, c.max_len) if rotary else None
+        d_k = c.d_model // c.h
+        self.rope = (
+            RotaryEmbedding(d_k, c.max_len, base=c.rope_base) if rotary else None
+        )
         layers = [
             EncoderLayer(
                 c.d_model, c.h, c.d_ff, self_attn=self.attention(), **c.layer_options()
@@ -68,7 +73,7 @@ class DecoderOnlyTransformer(nn.Module):
             for _ in range(c.N)
         ]
         self.stack = DecoderOnlyStack(layers, stack_norm(c.d_model, c.layer_options()))
-        self.out_proj = nn.Linear(c.d_model, c.vocab_size)
+        self.out_proj = nn.Linear(c.d_model, c.vocab_size, bias=c.output_bias)
         if c.share_embeddings:
             self.out_proj.weight = self.embed.weight
 

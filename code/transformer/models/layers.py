@@ -33,7 +33,7 @@ class EncoderLayer(nn.Module):
         dropout: Dropout probability, in training only.
         activation: The feed-forward network, by name
             (:data:`~transformer.models.choices.FEED_FORWARDS`): ``"relu"``
-            (the paper), ``"gelu"``, ``"swiglu"``.
+            (the paper), ``"gelu"``, ``"gelu_tanh"``, ``"swiglu"``.
         norm_first: ``False`` for post-norm (the paper), ``True`` for pre-norm.
         eps: The norms' ``eps``.
         norm: The norm, by name (:data:`~transformer.models.choices.NORMS`):

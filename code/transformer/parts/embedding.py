@@ -9,7 +9,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from ..checks.contract import entry
-from ..checks.parts import check_embedding_input, check_sizes
+from ..checks.parts import check_embedding_args, check_embedding_input
 
 
 class TokenEmbedding(nn.Module):
@@ -23,9 +23,12 @@ class TokenEmbedding(nn.Module):
     table is shared with the output projection (weight tying), the unscaled
     table is what the projection uses.
 
+    GPT-2 and LLaMA look their vectors up unscaled: ``scale=False``.
+
     Args:
         V: Vocabulary size.
         d_model: Width of the embeddings.
+        scale: Multiply by ``sqrt(d_model)`` (the paper) or not.
 
     Attributes:
         weight: The table, an ``nn.Parameter`` of shape ``(V, d_model)``.
@@ -35,15 +38,16 @@ class TokenEmbedding(nn.Module):
         ValueError: If a size is not positive.
     """
 
-    def __init__(self, V: int, d_model: int) -> None:
-        check_sizes(V=V, d_model=d_model)
+    def __init__(self, V: int, d_model: int, *, scale: bool = True) -> None:
+        check_embedding_args(V, d_model, scale)
         super().__init__()
         self.V, self.d_model = V, d_model
+        self.scale = math.sqrt(d_model) if scale else 1.0
         self.weight = nn.Parameter(torch.randn(V, d_model) / math.sqrt(d_model))
 
     @entry
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        """Return ``sqrt(d_model) * weight[ids]``.
+        """Return ``sqrt(d_model) * weight[ids]``, or ``weight[ids]`` unscaled.
 
         Args:
             ids: Integer token ids, each in ``[0, V)``.
@@ -62,8 +66,8 @@ class TokenEmbedding(nn.Module):
         """
         check_embedding_input(self, ids)
         # (B, L, d_model)
-        return F.embedding(ids, self.weight) * math.sqrt(self.d_model)
+        return F.embedding(ids, self.weight) * self.scale
 
     def extra_repr(self) -> str:
         """Show the sizes when the module is printed."""
-        return f"V={self.V}, d_model={self.d_model}"
+        return f"V={self.V}, d_model={self.d_model}, scale={self.scale:g}"

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import torch
 import torch.nn as nn
 
 from ..checks.contract import entry
 from ..checks.parts import check_feedforward_args, check_feedforward_input
 
-ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "gelu": nn.GELU}
-"""The activations a feed-forward network may use, by name."""
+ACTIVATIONS: dict[str, Callable[[], nn.Module]] = {
+    "relu": nn.ReLU,
+    "gelu": nn.GELU,
+    "gelu_tanh": partial(nn.GELU, approximate="tanh"),
+}
+"""The activations a feed-forward network may use, by name; ``"gelu_tanh"`` is
+the tanh approximation of GELU that GPT-2 uses."""
 
 
 class PositionwiseFeedForward(nn.Module):
@@ -25,7 +33,8 @@ class PositionwiseFeedForward(nn.Module):
         d_model: Width of the inputs and outputs.
         d_ff: Hidden width (2048 in the paper, four times ``d_model``).
         dropout: Dropout probability on the hidden activations, in training only.
-        activation: ``"relu"`` (the paper) or ``"gelu"`` (the exact, erf form).
+        activation: ``"relu"`` (the paper), ``"gelu"`` (the exact, erf form)
+            or ``"gelu_tanh"`` (its tanh approximation, GPT-2's).
 
     Attributes:
         w_1: The widening map, ``d_model`` to ``d_ff``.
