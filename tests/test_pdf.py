@@ -25,7 +25,8 @@ PDF = PDF_DIR / "executable-transformer.pdf"
 
 
 def titles() -> dict[str, str]:
-    """The title (first `# ` heading) of every page of the book but the index."""
+    """The title (first `# ` heading) of every page of the book but the index,
+    with its apostrophes typeset as Sphinx's smart quotes print them."""
     found = {}
     for path in sorted((ROOT / "book").glob("*.md")):
         if path.stem == "index":
@@ -33,7 +34,7 @@ def titles() -> dict[str, str]:
         heading = next(
             line for line in path.read_text().splitlines() if line.startswith("# ")
         )
-        found[path.stem] = heading[2:].strip()
+        found[path.stem] = heading[2:].strip().replace("'", "\u2019")
     return found
 
 
