@@ -79,4 +79,4 @@ def test_one_new_token_after_the_cache_attends_with_no_mask(monkeypatch):
     cache(x[:, :8])
     calls = _record_kernel_calls(monkeypatch)
     torch.testing.assert_close(cache(x[:, 8:])[:, -1], full)
-    assert calls == [{"dropout_p": 0.0, "is_causal": False}] * 2
+    assert calls == [{"dropout_p": 0.0}] * 2

@@ -105,11 +105,16 @@ def fused_attention(
         - output: ``(B, h, L, d_k)``
     """
     L, S = query.shape[-2], key.shape[-2]
-    if mask is CAUSAL and (L == S or L == 1):
+    if mask is CAUSAL and L == S:
         return F.scaled_dot_product_attention(
-            query, key, value, dropout_p=dropout_p, is_causal=L > 1
+            query, key, value, dropout_p=dropout_p, is_causal=True
         )
-    mask = mask_tensor(mask, L, S, device=query.device)
+    # one query after S - 1 earlier positions may see them all: no mask
+    mask = (
+        None
+        if mask is CAUSAL and L == 1
+        else mask_tensor(mask, L, S, device=query.device)
+    )
     if mask is None:
         return F.scaled_dot_product_attention(query, key, value, dropout_p=dropout_p)
     # (..., L, 1): a query that may attend nowhere attends everywhere, then gets 0

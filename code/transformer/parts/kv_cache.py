@@ -21,25 +21,24 @@ class LayerKVCache:
 
     Attributes:
         length: The number of positions ``T`` held.
-        key: The cached keys, ``(B, n_kv_heads, T, d_k)``, or ``None`` while empty.
-        value: The cached values, ``(B, n_kv_heads, T, d_k)``, or ``None``.
+        key: The cached keys, ``(B, n_kv_heads, T, d_k)``, a view of the
+            buffer ``keys``, or ``None`` while empty.
+        value: The cached values, a view of ``values``, or ``None``.
     """
 
     def __init__(self, max_len: int | None = None) -> None:
         self.max_len = max_len
-        self.length = 0
         self.keys: torch.Tensor | None = None
         self.values: torch.Tensor | None = None
+        self.key: torch.Tensor | None = None
+        self.value: torch.Tensor | None = None
 
     @property
-    def key(self) -> torch.Tensor | None:
-        """The keys of the ``T`` positions held, a view of the buffer."""
-        return None if self.keys is None else self.keys[:, :, : self.length]
-
-    @property
-    def value(self) -> torch.Tensor | None:
-        """The values of the ``T`` positions held, a view of the buffer."""
-        return None if self.values is None else self.values[:, :, : self.length]
+    def length(self) -> int:
+        """The number of positions ``T`` held."""
+        # read from a shape, not kept as an int: torch.compile then sees one
+        # graph for every length, where an int attribute would be a constant
+        return 0 if self.key is None else self.key.shape[-2]
 
     def update(
         self, key: torch.Tensor, value: torch.Tensor
@@ -66,8 +65,8 @@ class LayerKVCache:
             self.grow(key, T + L)
         self.keys[:, :, T : T + L] = key
         self.values[:, :, T : T + L] = value
-        self.length = T + L
-        # (B, n_kv_heads, T + L, d_k) each
+        # (B, n_kv_heads, T + L, d_k) each: views of the filled part
+        self.key, self.value = self.keys[:, :, : T + L], self.values[:, :, : T + L]
         return self.key, self.value
 
     def grow(self, key: torch.Tensor, needed: int) -> None:
@@ -76,7 +75,7 @@ class LayerKVCache:
         B, heads, _, d_k = key.shape
         keys = key.new_zeros(B, heads, room, d_k)
         values = key.new_zeros(B, heads, room, d_k)
-        if self.keys is not None:
+        if self.key is not None:
             keys[:, :, : self.length] = self.key
             values[:, :, : self.length] = self.value
         self.keys, self.values = keys, values
