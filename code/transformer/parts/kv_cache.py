@@ -20,7 +20,6 @@ class LayerKVCache:
         max_len: The most positions the cache will hold, or ``None``.
 
     Attributes:
-        length: The number of positions ``T`` held.
         key: The cached keys, ``(B, n_kv_heads, T, d_k)``, a view of the
             buffer ``keys``, or ``None`` while empty.
         value: The cached values, a view of ``values``, or ``None``.
