@@ -27,6 +27,24 @@ def chapters() -> list[str]:
     )
 
 
+CUDA = pytest.param(
+    "cuda",
+    marks=pytest.mark.skipif(
+        not torch.cuda.is_available(), reason="needs a CUDA GPU (none on this machine)"
+    ),
+)
+
+
+@pytest.fixture(params=["cpu", CUDA])
+def device(request) -> torch.device:
+    """The device a test runs on: the CPU, and a CUDA GPU where there is one.
+
+    On a machine without a GPU the ``cuda`` case is reported as skipped, with
+    its reason; ``make test`` on a GPU machine runs it.
+    """
+    return torch.device(request.param)
+
+
 @pytest.fixture(autouse=True)
 def _seeded():
     torch.manual_seed(0)

@@ -155,7 +155,7 @@ def test_a_model_forward_checks_each_mask_once_and_reads_the_ids_once(monkeypatc
     for module in (
         transformer.checks.models,
         transformer.checks.layers,
-        transformer.checks.multihead,
+        transformer.checks.masks,  # check_attention_mask calls its check_mask
     ):
         original = module.check_mask
         monkeypatch.setattr(

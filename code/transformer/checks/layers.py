@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .contract import contract
+from .masks import check_attention_mask
 from .tensors import (
     check_choice,
     check_like,
@@ -42,7 +43,9 @@ def check_encoder_inputs(module: object, x: object, mask: object) -> None:
     check_sequence("x", x, module.d_model, "(B, L, d_model)", weight)
     B, L, _ = x.shape
     if mask is not None:
-        check_mask("mask", mask, (B, module.h, L, L), "(B, h, L, S)", device=x.device)
+        check_attention_mask(
+            "mask", mask, (B, module.h, L, L), "(B, h, L, S)", device=x.device
+        )
 
 
 @contract
@@ -66,7 +69,9 @@ def check_decoder_inputs(
     check_like("memory", memory, x, "x")
     if self_mask is not None:
         target = (B, h, L, L)
-        check_mask("self_mask", self_mask, target, "(B, h, L, L)", device=x.device)
+        check_attention_mask(
+            "self_mask", self_mask, target, "(B, h, L, L)", device=x.device
+        )
     if cross_mask is not None:
         target, where = (B, h, L, S), "(B, h, L, S)"
         check_mask(

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import torch
 
-from .tensors import check_positive_int, shape_str
+from .tensors import check_mask, check_positive_int, shape_str
 
 
 def check_lengths(lengths: object, S: object = None) -> None:
@@ -42,3 +42,21 @@ def check_lengths(lengths: object, S: object = None) -> None:
         check_positive_int("S", S)
         if high > S:
             raise ValueError(f"lengths must be <= S = {S}, got {lengths.tolist()}")
+
+
+def check_attention_mask(
+    name: str,
+    mask: object,
+    target: tuple[int, ...],
+    expected: str,
+    *,
+    device: torch.device | None = None,
+) -> object:
+    """Check a mask as :func:`check_mask` does, or accept ``CAUSAL``.
+
+    ``CAUSAL`` (:class:`~transformer.parts.masks.CausalMask`) is the causal
+    mask that is never built; it fits every ``(B, h, L, S)`` with ``L <= S``.
+    """
+    if getattr(type(mask), "is_causal", False) is True:
+        return mask
+    return check_mask(name, mask, target, expected, device=device)

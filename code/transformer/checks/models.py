@@ -6,6 +6,7 @@ import torch
 
 from .contract import contract
 from .ids import check_id_range, check_id_tensor, check_token_ids
+from .masks import check_attention_mask
 from .tensors import check_mask, check_sequence, shape_str
 
 
@@ -78,7 +79,7 @@ def check_src_mask(
 def check_tgt_mask(mask: object, target: tuple[int, ...], device: torch.device) -> None:
     """A target mask may be 2-D, ``(L, L)``, the same for every sequence."""
     if mask is not None:
-        check_mask("tgt_mask", mask, target, "(B, h, L, L)", device=device)
+        check_attention_mask("tgt_mask", mask, target, "(B, h, L, L)", device=device)
 
 
 @contract
@@ -110,4 +111,6 @@ def check_decoder_only_inputs(
         )
     if mask is not None:
         letters = "(B, h, L, S)" if start else "(B, h, L, L)"
-        check_mask("mask", mask, (B, c.h, L, start + L), letters, device=device)
+        check_attention_mask(
+            "mask", mask, (B, c.h, L, start + L), letters, device=device
+        )

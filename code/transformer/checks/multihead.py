@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from .contract import contract
+from .masks import check_attention_mask
 from .tensors import (
     check_divisible,
-    check_mask,
     check_positive_int,
     check_probability,
     check_sequence,
@@ -79,7 +79,9 @@ def check_attention_inputs(
             "tensor as query, key and value"
         )
     if mask is not None:
-        check_mask("mask", mask, (B, attn.h, L, S), "(B, h, L, S)", device=query.device)
+        check_attention_mask(
+            "mask", mask, (B, attn.h, L, S), "(B, h, L, S)", device=query.device
+        )
 
 
 def check_rope(rope: object, d_k: int) -> None:

@@ -4,13 +4,14 @@ The encoder-decoder reads ``source + EOS`` and, after BOS, predicts
 ``target + EOS`` (:func:`seq2seq_batch`). A decoder-only model reads one
 sequence, in one of two layouts (:func:`lm_batch`). Every batch knows how to
 run a model on itself, so one training loop serves both kinds of model.
-Target positions that hold PAD carry no loss.
+Target positions that hold PAD carry no loss. Batches are built on the CPU;
+``batch.to(device)`` moves one to a model's device.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 
 import torch
 import torch.nn as nn
@@ -43,6 +44,10 @@ class Seq2SeqBatch:
         """Run ``model`` on the batch (teacher forcing); return ``(B, L, V)`` logits."""
         # (B, L, V)
         return model(self.src, self.tgt_in, src_mask=self.src_mask)
+
+    def to(self, device: torch.device | str) -> Seq2SeqBatch:
+        """Return the batch with every tensor on ``device``."""
+        return moved(self, device)
 
 
 def seq2seq_batch(examples: Sequence[Example]) -> Seq2SeqBatch:
@@ -84,6 +89,18 @@ class LMBatch:
         """Run ``model`` on the batch and return ``(B, L, V)`` logits."""
         # (B, L, V)
         return model(self.x, self.mask)
+
+    def to(self, device: torch.device | str) -> LMBatch:
+        """Return the batch with every tensor on ``device``."""
+        return moved(self, device)
+
+
+def moved(batch: Seq2SeqBatch | LMBatch, device: torch.device | str) -> Batch:
+    """Return a copy of ``batch`` whose tensors are on ``device``."""
+    tensors = {f.name: getattr(batch, f.name) for f in fields(batch)}
+    return replace(
+        batch, **{k: t.to(device) for k, t in tensors.items() if t is not None}
+    )
 
 
 def lm_batch(

@@ -9,6 +9,7 @@ import torch
 
 from ..checks.contract import entry
 from ..checks.generation import check_generate_args, check_next_token_args
+from ..data.placement import device_of
 from ..models.decoder_only import DecoderOnlyTransformer
 from ..parts.kv_cache import KVCache
 from ..training.modes import evaluating
@@ -133,7 +134,7 @@ def generate(
         generator=generator,
     )
     # (B, P)
-    prompt = prompt.to(next(model.parameters()).device)
+    prompt = prompt.to(device_of(model))
     next_logits = next_logits_of(model, use_cache=use_cache)
     with evaluating(model):
         # (B, P + max_new_tokens)

@@ -9,7 +9,7 @@ from ..checks.contract import entry
 from ..checks.models import check_config, check_decoder_only_inputs
 from ..parts.embedding import TokenEmbedding
 from ..parts.gqa import GroupedQueryAttention
-from ..parts.masks import causal_mask
+from ..parts.masks import CAUSAL
 from ..parts.rotary import RotaryEmbedding
 from .choices import POSITIONS
 from .decoder_config import DecoderOnlyConfig
@@ -98,7 +98,8 @@ class DecoderOnlyTransformer(nn.Module):
         Args:
             x: Token ids.
             mask: Optional boolean mask, ``True`` = may attend, broadcastable
-                to ``(B, h, L, S)``. ``None`` means the causal mask; a mask
+                to ``(B, h, L, S)``. ``None`` means the causal mask, which
+                is never built (:data:`~transformer.parts.masks.CAUSAL`); a mask
                 given here replaces it (e.g. a prefix-LM mask, or
                 ``causal_mask(L) & padding_mask(lengths)``).
             start: The position of the first token of ``x``: 0, unless ``x``
@@ -122,10 +123,9 @@ class DecoderOnlyTransformer(nn.Module):
                 ``start`` does not fit.
         """
         check_decoder_only_inputs(self, x, mask, start)
-        L = x.shape[1]
         if mask is None:
-            # (L, start + L): each token sees itself and every token before it
-            mask = causal_mask(start + L, device=x.device)[start:]
+            # each token sees itself and every token before it; never built
+            mask = CAUSAL
         # (B, L, d_model)
         hidden = self.positional(self.embed(x), start)
         hidden = self.stack(hidden, mask)

@@ -13,7 +13,7 @@ from ..checks.models import (
     check_transformer_inputs,
 )
 from ..parts.embedding import TokenEmbedding
-from ..parts.masks import causal_mask
+from ..parts.masks import CAUSAL
 from .choices import POSITIONS
 from .config import TransformerConfig
 from .stacks import Decoder, Encoder
@@ -166,10 +166,9 @@ class Transformer(nn.Module):
                 empty or longer than ``max_len``, or a shape does not fit.
         """
         check_decode_inputs(self, tgt, memory, src_mask, tgt_mask)
-        L = tgt.shape[1]
         if tgt_mask is None:
-            # (L, L)
-            tgt_mask = causal_mask(L, device=tgt.device)
+            # the causal mask, never built: PyTorch's kernel skips the future
+            tgt_mask = CAUSAL
         # (B, L, d_model)
         x = self.positional(self.tgt_embed(tgt))
         x = self.decoder(x, memory, tgt_mask, src_mask)

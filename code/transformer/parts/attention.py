@@ -9,6 +9,7 @@ import torch.nn.functional as F
 
 from ..checks.attention import check_attention
 from ..checks.contract import entry
+from .masks import CAUSAL, CausalMask, mask_tensor
 
 
 @entry
@@ -73,7 +74,7 @@ def fused_attention(
     query: torch.Tensor,
     key: torch.Tensor,
     value: torch.Tensor,
-    mask: torch.Tensor | None = None,
+    mask: torch.Tensor | CausalMask | None = None,
     dropout_p: float = 0.0,
 ) -> torch.Tensor:
     """Compute what :func:`scaled_dot_product_attention` computes, in PyTorch's kernel.
@@ -84,11 +85,15 @@ def fused_attention(
     a zero output; here it gets zero too. The attention modules call this
     after checking their inputs; it does not check them again.
 
+    :data:`~transformer.parts.masks.CAUSAL` reaches PyTorch as
+    ``is_causal=True`` (``L == S``) or as no mask (``L == 1``), so that its
+    flash kernels run and no ``(L, S)`` mask is built; otherwise it is built.
+
     Args:
         query: Queries.
         key: Keys.
         value: Values.
-        mask: Optional boolean mask, ``True`` = may attend.
+        mask: Optional boolean mask, ``True`` = may attend, or ``CAUSAL``.
         dropout_p: Probability of zeroing an attention weight.
 
     Returns:
@@ -99,6 +104,17 @@ def fused_attention(
         - mask: broadcastable to ``(B, h, L, S)``
         - output: ``(B, h, L, d_k)``
     """
+    L, S = query.shape[-2], key.shape[-2]
+    if mask is CAUSAL and L == S:
+        return F.scaled_dot_product_attention(
+            query, key, value, dropout_p=dropout_p, is_causal=True
+        )
+    # one query after S - 1 earlier positions may see them all: no mask
+    mask = (
+        None
+        if mask is CAUSAL and L == 1
+        else mask_tensor(mask, L, S, device=query.device)
+    )
     if mask is None:
         return F.scaled_dot_product_attention(query, key, value, dropout_p=dropout_p)
     # (..., L, 1): a query that may attend nowhere attends everywhere, then gets 0

@@ -7,6 +7,7 @@ import torch.nn as nn
 
 from ..checks.multihead import check_attention_sizes
 from .kv_cache import LayerKVCache
+from .masks import CausalMask
 from .multihead import MultiHeadAttention, split_heads
 from .rotary import RotaryEmbedding
 
@@ -90,7 +91,7 @@ class GroupedQueryAttention(MultiHeadAttention):
         q: torch.Tensor,
         k: torch.Tensor,
         v: torch.Tensor,
-        mask: torch.Tensor | None,
+        mask: torch.Tensor | CausalMask | None,
         *,
         need_weights: bool,
     ) -> torch.Tensor:

@@ -5,30 +5,44 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ..checks.tensors import check_tensor, shape_str
+from ..checks.kv_cache import check_layer_cache_update
 
 
 class LayerKVCache:
-    """The keys and values of one attention layer, grown by one step at a time.
+    """The keys and values of one attention layer, written in place step by step.
+
+    The first update allocates room for ``max_len`` positions; every update
+    writes the new keys and values after the ones held, with no copy of the
+    old ones, and the attention reads the filled part. Without ``max_len``
+    the room doubles whenever it runs out.
+
+    Args:
+        max_len: The most positions the cache will hold, or ``None``.
 
     Attributes:
-        key: The cached keys, ``(B, n_kv_heads, T, d_k)``, or ``None`` while empty.
-        value: The cached values, ``(B, n_kv_heads, T, d_k)``, or ``None``.
+        key: The cached keys, ``(B, n_kv_heads, T, d_k)``, a view of the
+            buffer ``keys``, or ``None`` while empty.
+        value: The cached values, a view of ``values``, or ``None``.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, max_len: int | None = None) -> None:
+        self.max_len = max_len
+        self.keys: torch.Tensor | None = None
+        self.values: torch.Tensor | None = None
         self.key: torch.Tensor | None = None
         self.value: torch.Tensor | None = None
 
     @property
     def length(self) -> int:
         """The number of positions ``T`` held."""
+        # read from a shape, not kept as an int: torch.compile then sees one
+        # graph for every length, where an int attribute would be a constant
         return 0 if self.key is None else self.key.shape[-2]
 
     def update(
         self, key: torch.Tensor, value: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Append the new positions' keys and values and return all of them.
+        """Write the new positions' keys and values after the cached ones; return all.
 
         Args:
             key: Keys of the new positions.
@@ -44,25 +58,26 @@ class LayerKVCache:
         Raises:
             ValueError: If the new keys do not fit the cached ones.
         """
-        check_tensor("key", key, ndim=4, expected="(B, n_kv_heads, L, d_k)")
-        if value.shape != key.shape:
-            raise ValueError(
-                f"value must have the shape of key, {shape_str(key.shape)}, "
-                f"got {shape_str(value.shape)}"
-            )
+        check_layer_cache_update(self, key, value)
+        T, L = self.length, key.shape[-2]
+        if self.keys is None or T + L > self.keys.shape[-2]:
+            self.grow(key, T + L)
+        self.keys[:, :, T : T + L] = key
+        self.values[:, :, T : T + L] = value
+        # (B, n_kv_heads, T + L, d_k) each: views of the filled part
+        self.key, self.value = self.keys[:, :, : T + L], self.values[:, :, : T + L]
+        return self.key, self.value
+
+    def grow(self, key: torch.Tensor, needed: int) -> None:
+        """Allocate a buffer for ``max_len`` (or twice the room) positions."""
+        room = max(needed, self.max_len or 2 * needed)
+        B, heads, _, d_k = key.shape
+        keys = key.new_zeros(B, heads, room, d_k)
+        values = key.new_zeros(B, heads, room, d_k)
         if self.key is not None:
-            if key.shape[:2] != self.key.shape[:2] or key.shape[3] != self.key.shape[3]:
-                raise ValueError(
-                    f"key must be (B, n_kv_heads, L, d_k) = "
-                    f"{shape_str(self.key.shape[:2])} + (L, {self.key.shape[3]}) like "
-                    f"the cache, got {shape_str(key.shape)}"
-                )
-            # (B, n_kv_heads, T + L, d_k)
-            key = torch.cat([self.key, key], dim=-2)
-            # (B, n_kv_heads, T + L, d_k)
-            value = torch.cat([self.value, value], dim=-2)
-        self.key, self.value = key, value
-        return key, value
+            keys[:, :, : self.length] = self.key
+            values[:, :, : self.length] = self.value
+        self.keys, self.values = keys, values
 
 
 class KVCache:
@@ -92,7 +107,8 @@ class KVCache:
     def __init__(self, model: nn.Module) -> None:
         self.model = model
         self.attentions = check_cacheable(model)
-        self.layers = [LayerKVCache() for _ in self.attentions]
+        max_len = getattr(getattr(model, "config", None), "max_len", None)
+        self.layers = [LayerKVCache(max_len) for _ in self.attentions]
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         """Run the model over the new tokens ``x`` and return their logits.
@@ -124,7 +140,11 @@ class KVCache:
 
     @property
     def nbytes(self) -> int:
-        """The memory the cached keys and values take, in bytes."""
+        """The memory the cached keys and values take, in bytes.
+
+        This counts the ``T`` positions held; the buffers hold room for
+        ``max_len``.
+        """
         return sum(
             t.numel() * t.element_size()
             for layer in self.layers

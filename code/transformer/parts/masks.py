@@ -4,7 +4,8 @@ Masks broadcast against attention scores of shape ``(B, h, L, S)``, so they
 can be combined with ``&``: ``causal_mask(L) & padding_mask(lengths)`` is a
 ``(B, 1, L, L)`` mask that hides both the future and the padding.
 ``prefix_lm_mask`` is the mask of a decoder that reads a whole prompt before
-answering causally.
+answering causally. ``CAUSAL`` stands for the causal mask without building
+it, so that PyTorch's fused kernels can skip the blocked half.
 """
 
 from __future__ import annotations
@@ -104,3 +105,40 @@ def prefix_lm_mask(
     prefix = padding_mask(prefix_lengths, L)
     # (B, 1, L, L)
     return prefix | causal_mask(L, device=prefix.device)
+
+
+class CausalMask:
+    """The causal mask, not built: query ``i`` of ``L`` sees keys ``0..i + S - L``.
+
+    Pass :data:`CAUSAL` where a mask goes and the attention needs no
+    ``(L, S)`` tensor: PyTorch's fused kernel gets ``is_causal=True`` when
+    ``L == S`` and no mask at all when ``L == 1``. The queries are the last
+    ``L`` of the ``S`` positions, so with ``L == S`` it is :func:`causal_mask`.
+    """
+
+    is_causal = True
+
+    def __repr__(self) -> str:
+        return "CAUSAL"
+
+
+CAUSAL = CausalMask()
+"""The one :class:`CausalMask`: a causal mask that is never built."""
+
+
+def mask_tensor(
+    mask: torch.Tensor | CausalMask | None,
+    L: int,
+    S: int,
+    *,
+    device: torch.device | str | None = None,
+) -> torch.Tensor | None:
+    """Return ``mask`` as a boolean tensor: :data:`CAUSAL` becomes ``(L, S)``.
+
+    Shape:
+        - output: ``(L, S)`` for :data:`CAUSAL`, else ``mask`` unchanged
+    """
+    if mask is not CAUSAL:
+        return mask
+    # (L, S): the last L rows of the causal mask of S positions
+    return causal_mask(S, device=device)[S - L :]

@@ -8,6 +8,7 @@ import torch.nn as nn
 from ..checks.contract import entry
 from ..checks.multihead import check_attention_inputs, check_attention_sizes
 from .attention import fused_attention, scaled_dot_product_attention
+from .masks import CausalMask, mask_tensor
 
 
 def split_heads(x: torch.Tensor, h: int) -> torch.Tensor:
@@ -87,7 +88,7 @@ class MultiHeadAttention(nn.Module):
         query: torch.Tensor,
         key: torch.Tensor,
         value: torch.Tensor,
-        mask: torch.Tensor | None = None,
+        mask: torch.Tensor | CausalMask | None = None,
         *,
         need_weights: bool = False,
     ) -> torch.Tensor:
@@ -102,7 +103,8 @@ class MultiHeadAttention(nn.Module):
                 to ``(B, h, L, S)``: ``(L, S)`` for a causal mask,
                 ``(B, 1, 1, S)`` for key padding. A 2-D mask is read as
                 ``(L, S)``; a 3-D ``(B, L, S)`` mask is rejected and needs
-                ``mask[:, None]``.
+                ``mask[:, None]``. :data:`~transformer.parts.masks.CAUSAL`
+                is the causal mask, never built.
             need_weights: Compute through the package's own
                 :func:`~transformer.parts.attention.scaled_dot_product_attention`
                 and keep the weights in :attr:`attn_weights`. Otherwise
@@ -148,7 +150,7 @@ class MultiHeadAttention(nn.Module):
         q: torch.Tensor,
         k: torch.Tensor,
         v: torch.Tensor,
-        mask: torch.Tensor | None,
+        mask: torch.Tensor | CausalMask | None,
         *,
         need_weights: bool,
     ) -> torch.Tensor:
@@ -156,6 +158,8 @@ class MultiHeadAttention(nn.Module):
         else PyTorch's fused kernel, which keeps no ``(L, S)`` matrix."""
         dropout_p = self.dropout if self.training else 0.0
         if need_weights or self.record_weights:
+            # (L, S) or (B, h, L, S): the mask as a tensor
+            mask = mask_tensor(mask, q.shape[-2], k.shape[-2], device=q.device)
             out, weights = scaled_dot_product_attention(q, k, v, mask, dropout_p)
             self.attn_weights = weights.detach()
             return out

@@ -36,6 +36,7 @@ from ..checks.explorer import (
     check_has_attention,
 )
 from ..parts.attention import scaled_dot_product_attention
+from ..parts.masks import mask_tensor
 from ..parts.multihead import MultiHeadAttention
 from ..training.modes import evaluating
 from .record import record_attention
@@ -104,6 +105,8 @@ def capture_attention(
         bound = inspect.signature(module.forward).bind(*args, **kwargs).arguments
         query, key, mask = bound["query"], bound["key"], bound.get("mask")
         B, L, _ = query.shape
+        # the causal mask that was never built, built now for the picture
+        mask = mask_tensor(mask, L, key.shape[1], device=query.device)
         if mask is not None:
             # (B, h, L, S)
             mask = torch.broadcast_to(mask, (B, module.h, L, key.shape[1]))

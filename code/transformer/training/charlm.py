@@ -25,6 +25,7 @@ from ..checks.training import (
     check_window_args,
 )
 from ..data.batches import LMBatch
+from ..data.placement import device_of
 from ..models.decoder_only import DecoderOnlyTransformer
 from .modes import evaluating
 from .train import History, train_step
@@ -122,7 +123,13 @@ class CharCorpus:
         return "".join(self.chars[i] for i in torch.as_tensor(ids).tolist())
 
     def batch(
-        self, split: str, batch_size: int, block_size: int, generator: torch.Generator
+        self,
+        split: str,
+        batch_size: int,
+        block_size: int,
+        generator: torch.Generator,
+        *,
+        device: torch.device | str | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Draw random windows of ``block_size`` characters and the same shifted by one.
 
@@ -131,6 +138,7 @@ class CharCorpus:
             batch_size: Number of windows ``B``.
             block_size: Characters per window ``L``.
             generator: Chooses the windows.
+            device: Where the windows go: a model's device; ``None``, the CPU.
 
         Returns:
             Inputs and targets, each ``(B, L)``: target ``t`` is the character
@@ -149,7 +157,7 @@ class CharCorpus:
         x = torch.stack([data[s : s + block_size] for s in starts.tolist()])
         # (B, L)
         y = torch.stack([data[s + 1 : s + 1 + block_size] for s in starts.tolist()])
-        return x, y
+        return x.to(device), y.to(device)
 
 
 @torch.no_grad()
@@ -175,8 +183,9 @@ def bits_per_char(
     """
     check_bits_per_char_args(ids, block_size)
     n = (len(ids) - 1) // block_size
-    # (n, L + 1)
+    # (n, L + 1), on the model's device
     windows = ids[: n * block_size + 1].unfold(0, block_size + 1, block_size)
+    windows = windows.to(device_of(model))
     with evaluating(model):
         loss = next_char_loss(model(windows[:, :-1]), windows[:, 1:])
     return loss.item() / math.log(2)
@@ -233,16 +242,17 @@ def train_lm(
         ValueError: If a number is out of range or the vocabularies differ.
     """
     check_train_lm_args(**locals())
-    g = torch.Generator().manual_seed(seed)
+    g, device = torch.Generator().manual_seed(seed), device_of(model)
     held_out = [
-        corpus.batch("val", batch_size, block_size, g) for _ in range(eval_batches)
+        corpus.batch("val", batch_size, block_size, g, device=device)
+        for _ in range(eval_batches)
     ]
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     history = History()
     for step in range(1, steps + 1):
         progress = max(0.0, (step - warmup) / max(1, steps - warmup))
         rate = lr * min(step / warmup, 0.1 + 0.45 * (1 + math.cos(math.pi * progress)))
-        x, y = corpus.batch("train", batch_size, block_size, g)
+        x, y = corpus.batch("train", batch_size, block_size, g, device=device)
         # (B, L, V)
         logits = train_step(
             model, optimizer, LMBatch(x, None, y), lr=rate, loss_fn=next_char_loss

@@ -12,6 +12,7 @@ import torch.nn.functional as F
 
 from ..checks.training import check_logits_and_targets
 from ..data.batches import Batch
+from ..data.placement import device_of
 from ..data.tokenizer import PAD_ID
 from .modes import evaluating
 
@@ -84,6 +85,7 @@ def _eval_logits(model: nn.Module, batch: Batch) -> torch.Tensor:
 
 def evaluate(model: nn.Module, batch: Batch) -> tuple[float, float]:
     """Return ``(loss, token accuracy)`` of ``model`` on ``batch``, in eval mode."""
+    batch = batch.to(device_of(model))
     return loss_and_accuracy(_eval_logits(model, batch), batch.targets)
 
 
@@ -93,6 +95,7 @@ def position_accuracy(model: nn.Module, batch: Batch) -> torch.Tensor:
     Shape:
         output: ``(L,)``
     """
+    batch = batch.to(device_of(model))
     # (B, L)
     right = _eval_logits(model, batch).argmax(dim=-1) == batch.targets
     # (B, L)

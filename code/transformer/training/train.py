@@ -25,6 +25,7 @@ from ..checks.training import (
     check_train_step_args,
 )
 from ..data.batches import Batch, lm_batch, seq2seq_batch
+from ..data.placement import device_of
 from ..data.tasks import Example, TaskData
 from ..models.decoder_only import DecoderOnlyTransformer
 from .metrics import evaluate, loss_and_accuracy, sequence_loss
@@ -90,8 +91,9 @@ def train_step(
 ) -> torch.Tensor:
     """Take one optimiser step on ``batch`` at learning rate ``lr``.
 
-    The model runs in training mode (dropout on); gradients whose norm is
-    larger than ``clip`` are scaled down to it before the step.
+    The model runs in training mode (dropout on), on the batch moved to its
+    device; gradients whose norm is larger than ``clip`` are scaled down to
+    it before the step.
 
     Args:
         model: The model to train.
@@ -116,6 +118,7 @@ def train_step(
     for group in optimizer.param_groups:
         group["lr"] = lr
     model.train()
+    batch = batch.to(device_of(model))
     # (B, L, V)
     logits = batch.logits(model)
     loss = loss_fn(logits, batch.targets)
@@ -173,7 +176,8 @@ def train(
     """
     check_train_args(**locals())
     batch_fn = batch_fn or default_batch_fn(model)
-    held_out = batch_fn(data.test[:eval_size])
+    device = device_of(model)
+    held_out = batch_fn(data.test[:eval_size]).to(device)
     # PyTorch's default betas, not the paper's (0.9, 0.98): these tiny models
     # converge within a few hundred steps, and with beta2 = 0.98 they were less stable.
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
@@ -188,7 +192,7 @@ def train(
     for step in loop:
         rate = lr * noam_lr(step, model.config.d_model, warmup) if warmup else lr
         picks = torch.randint(len(data.train), (batch_size,), generator=g).tolist()
-        batch = batch_fn([data.train[i] for i in picks])
+        batch = batch_fn([data.train[i] for i in picks]).to(device)
         # (B, L, V)
         logits = train_step(
             model, optimizer, batch, lr=rate, clip=clip, loss_fn=smoothed
