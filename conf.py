@@ -84,7 +84,17 @@ if ONLY_CHAPTER:
     ]
 
 # -- MyST and notebook execution ------------------------------------------------
-myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
+myst_enable_extensions = [
+    "dollarmath",
+    "amsmath",
+    "colon_fence",
+    "deflist",
+    "substitution",
+]
+# The index links the PDF where the hosted site publishes it (the Pages
+# workflow runs `make pdf`), so that the link works in a local build too.
+PDF_URL = f"{BOOK_URL}executable-transformer.pdf"
+myst_substitutions = {"pdf_link": f"[executable-transformer.pdf]({PDF_URL})"}
 myst_heading_anchors = 3
 
 nb_execution_mode = "cache"

@@ -121,9 +121,10 @@ def test_pdf_holds_every_figure_of_the_book(pdf):
     assert len(images) >= len(parser.sources)
 
 
-def test_index_links_the_pdf_beside_it(site, pdf):
+def test_index_links_the_hosted_pdf_and_make_pdf_puts_one_beside_it(site, pdf):
     index = (site / "index.html").read_text()
-    assert 'href="executable-transformer.pdf"' in index
+    book = runpy.run_path(str(ROOT / "conf.py"))["BOOK_URL"]
+    assert f'href="{book}executable-transformer.pdf"' in index
     assert (site / "executable-transformer.pdf").stat().st_size == PDF.stat().st_size
 
 
