@@ -74,40 +74,7 @@ def test_too_wide_finds_a_long_code_line_and_a_long_output_line():
     ]
 
 
-# Chapters whose cells are not rewrapped yet (issue #22). strict: a chapter
-# that comes to fit fails here until it is taken off the list.
-NOT_YET = {
-    "add_norm",
-    "attention",
-    "attention_cost",
-    "decoder_only",
-    "embeddings",
-    "feedforward",
-    "flash_attention",
-    "language_model",
-    "layers",
-    "masking",
-    "mistakes",
-    "modern_decoder",
-    "multihead",
-    "positional",
-    "real_checkpoints",
-    "training",
-}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            name,
-            marks=pytest.mark.xfail(strict=True, reason="lines not rewrapped yet"),
-        )
-        if name in NOT_YET
-        else name
-        for name in chapters()
-    ],
-)
+@pytest.mark.parametrize("name", chapters())
 def test_chapter_code_and_output_lines_fit_the_page(site, name):
     path = ROOT / "_build" / "jupyter_execute" / f"{name}.ipynb"
     wide = too_wide(json.loads(path.read_text()))
