@@ -25,6 +25,23 @@ from package_cache import check_package_source  # noqa: E402
 
 check_package_source(ROOT / "code")
 
+# jupyter-cache's truncate_caches reads the records to keep and those to delete
+# in two queries. Under -j auto, a chapter that another process caches between
+# the two is taken for an old record and deleted while it is being written
+# (KeyError: "Notebook file does not exist for cache record"). The book keeps
+# far fewer notebooks than the limit, so truncate only once past it.
+from jupyter_cache.cache.main import JupyterCacheBase  # noqa: E402
+
+_truncate_caches = JupyterCacheBase.truncate_caches
+
+
+def _truncate_past_the_limit(cache: JupyterCacheBase) -> None:
+    if len(cache.list_cache_records()) > cache.get_cache_limit():
+        _truncate_caches(cache)
+
+
+JupyterCacheBase.truncate_caches = _truncate_past_the_limit
+
 # -- Project ------------------------------------------------------------------
 project = "The Executable Transformer"
 author = "The Executable Transformer contributors"
