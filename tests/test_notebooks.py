@@ -534,6 +534,10 @@ def test_archive_holds_notebooks_wheel_requirements_and_readme(site):
     assert (site / "_downloads" / wheel).is_file()
     assert f"./{wheel}" in requirements.splitlines()
     assert re.search(r"^torch\b", requirements, re.M) and "ipykernel" in requirements
+    # The chapters that need an extra (Triton's kernels, Hugging Face's models)
+    # run from the zip too.
+    assert re.search(r"^triton\b", requirements, re.M)
+    assert re.search(r"^transformers\b", requirements, re.M)
     assert all(f"`{name}.ipynb`" in readme for name in chapters())
     assert recipe(ROOT / "README.md") in readme
     index = (site / "index.html").read_text()

@@ -74,15 +74,17 @@ def cached_wheel(root: Path, package: Path, cache: Path, keep: int = 4) -> Path:
 
 
 def archive_requirements(root: Path, project: dict, wheel: str) -> str:
-    """Return the archive's ``requirements.txt``: the package's dependencies (pinned as
-    in ``root``'s, the versions that computed the outputs), ipykernel, the wheel."""
+    """Return the archive's ``requirements.txt``: the package's dependencies and
+    extras (pinned as in ``root``'s, the versions that computed the outputs),
+    ipykernel, the wheel."""
 
     pinned = {}
     for line in (root / "requirements.txt").read_text().splitlines():
         line = line.split("#")[0].strip()
         if line and not line.startswith("-"):
             pinned[canonicalize_name(Requirement(line).name)] = line
-    wanted = [*project["dependencies"], "ipykernel"]
+    extras = [r for e in project.get("optional-dependencies", {}).values() for r in e]
+    wanted = [*project["dependencies"], *extras, "ipykernel"]
     lines = [pinned.get(canonicalize_name(Requirement(r).name), r) for r in wanted]
     header = "# What the notebooks need; README.md says how to install it."
     return "\n".join([header, *lines, f"./{wheel}", ""])
