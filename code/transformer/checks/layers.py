@@ -13,18 +13,21 @@ from .tensors import (
     shape_str,
 )
 
-ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swiglu")
-NORM_NAMES = ("layer", "rms")
-
 
 def check_layer_options(
-    d_model: object, h: object, d_ff: object, activation: object, norm: object
+    d_model: object,
+    h: object,
+    d_ff: object,
+    activation: object,
+    norm: object,
+    choices: tuple[tuple[str, ...], tuple[str, ...]],
 ) -> None:
-    """Check the sizes of a layer and the names of its parts."""
+    """Check the sizes of a layer and the names of its parts, against ``choices``:
+    the known feed-forward networks and norms."""
     for name, value in (("d_model", d_model), ("h", h), ("d_ff", d_ff)):
         check_positive_int(name, value)
-    check_choice("activation", activation, ACTIVATIONS)
-    check_choice("norm", norm, NORM_NAMES)
+    check_choice("activation", activation, choices[0])
+    check_choice("norm", norm, choices[1])
 
 
 def check_stack_options(N: object, final_norm: object) -> None:

@@ -40,11 +40,3 @@ POSITIONS: dict[str, Callable[..., nn.Module]] = {
 """What a model adds to its embeddings, by kind; ``POSITIONS[kind](d_model,
 max_len, dropout=p)`` builds it. With ``"rope"`` it is dropout only: the
 attention layers turn their queries and keys instead."""
-
-
-def final_norm(
-    d_model: int, *, wanted: bool, norm: str = "layer", eps: float = 1e-5
-) -> nn.Module:
-    """The norm at the end of a stack: ``NORMS[norm]``, or ``nn.Identity`` when
-    not ``wanted`` (a post-norm stack already ends in a norm)."""
-    return NORMS[norm](d_model, eps) if wanted else nn.Identity()

@@ -15,6 +15,9 @@ from ..parts.multihead import MultiHeadAttention
 from ..parts.norm import AddNorm
 from .choices import FEED_FORWARDS, NORMS
 
+# The names a layer's options may take, for its check.
+CHOICES = (tuple(FEED_FORWARDS), tuple(NORMS))
+
 
 class EncoderLayer(nn.Module):
     """Let every position attend to every other, then transform each position.
@@ -68,7 +71,7 @@ class EncoderLayer(nn.Module):
         norm: str = "layer",
         self_attn: nn.Module | None = None,
     ) -> None:
-        check_layer_options(d_model, h, d_ff, activation, norm)
+        check_layer_options(d_model, h, d_ff, activation, norm, CHOICES)
         super().__init__()
         self.d_model, self.h = d_model, h
         self.self_attn = self_attn or MultiHeadAttention(d_model, h, dropout=dropout)
@@ -153,7 +156,7 @@ class DecoderLayer(nn.Module):
         eps: float = 1e-5,
         norm: str = "layer",
     ) -> None:
-        check_layer_options(d_model, h, d_ff, activation, norm)
+        check_layer_options(d_model, h, d_ff, activation, norm, CHOICES)
         super().__init__()
         self.d_model, self.h = d_model, h
         self.self_attn = MultiHeadAttention(d_model, h, dropout=dropout)

@@ -13,7 +13,7 @@ from ..checks.layers import (
     check_encoder_inputs,
     check_stack_options,
 )
-from .choices import final_norm
+from .choices import NORMS
 from .layers import DecoderLayer, EncoderLayer
 
 
@@ -203,4 +203,4 @@ def stack_norm(d_model: int, options: dict, *, wanted: bool | None = None) -> nn
     norm_first = options.get("norm_first", False)
     wanted = norm_first if wanted is None else wanted
     norm, eps = options.get("norm", "layer"), options.get("eps", 1e-5)
-    return final_norm(d_model, wanted=wanted, norm=norm, eps=eps)
+    return NORMS[norm](d_model, eps) if wanted else nn.Identity()

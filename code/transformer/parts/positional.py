@@ -151,10 +151,3 @@ class LearnedPositionalEmbedding(nn.Module):
     def extra_repr(self) -> str:
         """Show the sizes when the module is printed."""
         return f"d_model={self.d_model}, max_len={self.max_len}"
-
-
-POSITIONAL_ENCODINGS: dict[str, type[nn.Module]] = {
-    "sinusoidal": SinusoidalPositionalEncoding,
-    "learned": LearnedPositionalEmbedding,
-}
-"""The kinds of positional information a model config may ask for, by name."""
