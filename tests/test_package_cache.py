@@ -62,6 +62,32 @@ def test_package_edit_reexecutes_and_revert_reuses_cache(tmp_path):
 
 
 @pytest.mark.slow
+def test_chapter_that_reads_the_book_reruns_when_any_page_changes(tmp_path):
+    # probe_a trains on the book's pages (it calls book_chapters()); probe_b does not.
+    reader = f"{RUN_ID}  # probe_a\nfrom transformer import book_chapters\n"
+    reader += "print(len(book_chapters()))"
+    chapters = {
+        "probe_a": chapter("probe_a", reader),
+        "probe_b": chapter("probe_b", f"{RUN_ID}  # probe_b"),
+    }
+    project = make_book(tmp_path, chapters)
+    html = project / "_build" / "html"
+    build(project)
+    first = run_ids(html, PROBES)
+
+    page = project / "book" / "probe_b.md"
+    page.write_text(page.read_text() + "\nA new sentence in the prose.\n")
+    build(project)
+    edited = run_ids(html, PROBES)
+    assert edited["probe_a"] != first["probe_a"], (
+        "the chapter that reads the book kept outputs of the old text"
+    )
+    assert edited["probe_b"] == first["probe_b"], "a prose edit re-ran its code"
+    build(project)
+    assert run_ids(html, PROBES) == edited, "an unchanged book ran a chapter again"
+
+
+@pytest.mark.slow
 def test_builds_at_two_package_states_run_at_once(tmp_path):
     """A build at another package state starts while the first one executes.
 

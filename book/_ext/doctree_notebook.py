@@ -17,12 +17,7 @@ from sphinx_exercise.nodes import exercise_enumerable_node, solution_node
 
 # Invisible: targets, comments, substitution definitions, index entries.
 DROPPED = (nodes.Invisible, nodes.system_message, addnodes.toctree)
-TRANSPARENT = (
-    nodes.inline,
-    nodes.abbreviation,
-    nodes.generated,
-    addnodes.pending_xref,
-)
+TRANSPARENT = (nodes.inline, nodes.abbreviation, nodes.generated, addnodes.pending_xref)
 BLOCKS = (
     nodes.container,
     nodes.compound,

@@ -78,17 +78,11 @@ class CaptionedLiteralInclude(LiteralInclude):
         if repo:
             url = f"{repo.rstrip('/')}/blob/{branch}/{relpath}"
             shown = nodes.reference("", "", shown, refuri=url)
-        xref = addnodes.pending_xref(
-            "",
-            nodes.literal(obj or module, obj or module),
-            refdomain="py",
-            reftype="obj",
-            reftarget=f"{module}.{obj}" if obj else module,
-            refexplicit=True,
-            refwarn=True,
-            refdoc=env.docname,
-            listing_caption=True,
-        )
+        name = obj or module
+        ref = dict(refdomain="py", reftype="obj", refexplicit=True, refwarn=True)
+        target = f"{module}.{obj}" if obj else module
+        ref.update(reftarget=target, refdoc=env.docname, listing_caption=True)
+        xref = addnodes.pending_xref("", nodes.literal(name, name), **ref)
         caption.children = []
         caption += [shown, nodes.Text(" · "), xref]
         return result

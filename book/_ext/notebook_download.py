@@ -17,6 +17,7 @@ import tempfile
 import tomllib
 import zipfile
 from pathlib import Path
+from string import Template
 from urllib.parse import urlparse
 
 import nbformat
@@ -36,6 +37,8 @@ logger = logging.getLogger(__name__)
 ARCHIVE = "executable-transformer-notebooks.zip"
 NOTEBOOK_BRANCH = "notebooks"
 RECIPE = ("<!-- notebook-recipe: start -->", "<!-- notebook-recipe: end -->")
+# The zip's README.md, filled in by _stage.
+README = Template(Path(__file__).with_name("notebooks_README.md").read_text())
 # pip builds the wheel offline (so without its version check), from the copies alone.
 PIP_WHEEL = "-m pip wheel --no-deps --no-build-isolation --no-index --quiet".split()
 
@@ -46,11 +49,8 @@ def cached_wheel(root: Path, package: Path, cache: Path, keep: int = 4) -> Path:
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache, prefix=".build-") as tmp:
         source, dist = Path(tmp, "project"), Path(tmp, "dist")
-        shutil.copytree(
-            package,
-            source / package.relative_to(root),
-            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
-        )
+        ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+        shutil.copytree(package, source / package.relative_to(root), ignore=ignore)
         # The wheel also carries the chapters (transformer.book_chapters reads them).
         (source / "book").mkdir()
         files = [root / "pyproject.toml", root / "README.md", *root.glob("book/*.md")]
@@ -217,21 +217,13 @@ def _stage(app: Sphinx, staging: Path) -> list[str]:
     (staging / "requirements.txt").write_text(
         archive_requirements(root, project, wheel)
     )
-    contents = [
-        *(f"- `{doc}.ipynb`: {env.titles[doc].astext()}" for doc in docnames),
-        f"- `{wheel}`: the `transformer` package",
-        "- `requirements.txt`: what the notebooks import",
-    ]
-    (staging / "README.md").write_text(
-        f"# {config.project}: the notebooks\n\nEvery chapter of "
-        f"[{config.project}]({book_url}) as a Jupyter notebook, with the outputs\n"
-        "computed when the book was built, and the package the chapters import.\n\n"
-        f"## Run them\n\nWith Python {python[0]}.{python[1]} or newer, in this folder:"
-        f"\n\n{recipe(root / 'README.md')}\n\n## Contents\n\n"
-        + "\n".join(contents)
-        + "\n\nThe source of the book and of the package: "
-        + f"{config.notebook_repository_url}\n"
-    )
+    contents = [f"- `{doc}.ipynb`: {env.titles[doc].astext()}" for doc in docnames]
+    contents += [f"- `{wheel}`: the `transformer` package"]
+    contents += ["- `requirements.txt`: what the notebooks import"]
+    values = dict(project=config.project, book_url=book_url, python="%d.%d" % python)
+    values.update(contents="\n".join(contents), recipe=recipe(root / "README.md"))
+    values.update(repository=config.notebook_repository_url)
+    (staging / "README.md").write_text(README.substitute(values))
     return [f"{doc}.ipynb" for doc in docnames]
 
 

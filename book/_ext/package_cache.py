@@ -6,6 +6,8 @@ last ``package_cache_keep`` states keep their folders, so an edit and its revert
 run the chapters once; a build locks its folder, so two builds at two package
 states never delete each other's. The hash is also an "env" config value: a
 change re-reads every page, which an unchanged ``.md`` would otherwise not be.
+A chapter that trains on the pages (calls ``book_chapters()``) gets a hidden cell
+holding their hash, so that an edit of any page re-runs it.
 """
 
 import fcntl
@@ -24,6 +26,8 @@ logger = logging.getLogger(__name__)
 
 CACHE_ROOT = ".jupyter_cache"
 LOCK = "in-use.lock"
+READER = "book_chapters()"  # in a chapter that trains on the book's pages
+HASH_CELL = "\n```{code-cell} ipython3\n:tags: [remove-cell]\n\n# pages' hash %s\n```\n"
 
 
 def package_hash(folder: Path) -> str:
@@ -72,11 +76,24 @@ def prune(root: Path, keep: int) -> None:
             handle.close()
 
 
+def _add_text_hash(app: Sphinx, docname: str, source: list[str]) -> None:
+    if READER in source[0]:
+        source[0] += HASH_CELL % app.book_text_hash
+
+
+def _readers_outdated(app: Sphinx, env, *_) -> list[str]:
+    known, env.book_text_hash = getattr(env, "book_text_hash", ""), app.book_text_hash
+    pages = {d: Path(env.doc2path(d)).read_text() for d in env.found_docs}
+    return [d for d, t in pages.items() if READER in t and known != app.book_text_hash]
+
+
 def _on_config_inited(app: Sphinx, config: Config) -> None:
     folder = Path(app.confdir, config.package_cache_watch)
     if not folder.is_dir():
         raise ConfigError(f"package_cache_watch: no folder {folder}")
     config.package_cache_hash = key = package_hash(folder)[:16]
+    pages = b"\0".join(p.read_bytes() for p in sorted(Path(app.srcdir).glob("*.md")))
+    app.book_text_hash = hashlib.sha256(pages).hexdigest()[:16]
     root = Path(app.outdir).parent / CACHE_ROOT
     cache = root / key
     cache.mkdir(parents=True, exist_ok=True)
@@ -97,4 +114,6 @@ def setup(app: Sphinx) -> dict:
     app.add_config_value("package_cache_keep", 4, "", int)
     app.add_config_value("package_cache_hash", "", "env", str)
     app.connect("config-inited", _on_config_inited, priority=900)
+    app.connect("source-read", _add_text_hash)
+    app.connect("env-get-outdated", _readers_outdated)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
