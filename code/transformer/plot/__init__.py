@@ -10,6 +10,7 @@ own module, :mod:`transformer.plot.diagram`.
 
 from .curves import compare_curves, line_plot, position_accuracy_plot, training_curves
 from .heatmaps import attention_grid, attention_heatmap, mask_heatmap, matrix_heatmap
+from .pictures_early import attention_shapes_figure, embedding_lookup_figure
 from .style import BOOK_STYLE, MASK_COLORS, use_book_style
 
 __all__ = [
@@ -17,7 +18,9 @@ __all__ = [
     "MASK_COLORS",
     "attention_grid",
     "attention_heatmap",
+    "attention_shapes_figure",
     "compare_curves",
+    "embedding_lookup_figure",
     "line_plot",
     "mask_heatmap",
     "matrix_heatmap",

@@ -1,0 +1,164 @@
+"""Pictures for the first chapters: an embedding lookup and the shapes of attention.
+
+Each function computes what it draws with the package's own code (a
+:class:`~transformer.parts.embedding.TokenEmbedding`, or
+:func:`~transformer.parts.attention.scaled_dot_product_attention`), so a
+figure cannot show a different computation from the one the chapter runs.
+Every matrix is drawn with square cells, so its width and height on the page
+are its shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import torch
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import ConnectionPatch, Rectangle
+
+from ..parts.attention import scaled_dot_product_attention
+from ..parts.embedding import TokenEmbedding
+
+CMAP = "RdBu_r"
+HIGHLIGHT = "#d62728"
+
+
+def _cells(
+    ax: Axes, values: torch.Tensor, title: str, *, vmin: float | None = None
+) -> None:
+    """Draw a matrix with square cells, symmetric around 0 unless ``vmin`` is given."""
+    data = values.detach().float().cpu().numpy()
+    if vmin is None:
+        limit = float(abs(data).max()) or 1.0
+        ax.imshow(data, cmap=CMAP, vmin=-limit, vmax=limit, aspect="equal")
+    else:
+        ax.imshow(data, cmap="viridis", vmin=vmin, vmax=1.0, aspect="equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_title(title, fontsize=9)
+
+
+def embedding_lookup_figure(
+    embed: TokenEmbedding,
+    ids: Sequence[int],
+    tokens: Sequence[str],
+) -> Figure:
+    """Draw a lookup: each id picks one row of the table, scaled by ``sqrt(d_model)``.
+
+    Left, the whole table ``embed.weight``, one row per vocabulary entry,
+    with the rows of ``ids`` framed. Right, the output of ``embed`` on
+    ``ids``, one row per position, labelled on the right, with an arrow from
+    each framed row to the output row it becomes. Each panel has its own
+    colour scale, so a row and its scaled copy have the same colours.
+
+    Args:
+        embed: The embedding to look up in.
+        ids: The token ids of one sequence, in order.
+        tokens: One label per vocabulary entry, ``V`` in all.
+
+    Returns:
+        The figure, with two axes: the table and the looked-up vectors.
+
+    Shape:
+        - embed.weight: ``(V, d_model)``
+        - output drawn on the right: ``(len(ids), d_model)``
+
+    Raises:
+        ValueError: If ``tokens`` does not name every row of the table.
+    """
+    V, d_model = embed.weight.shape
+    if len(tokens) != V:
+        raise ValueError(f"tokens must name all V = {V} rows, got {len(tokens)}")
+    with torch.no_grad():
+        # (len(ids), d_model)
+        looked_up = embed(torch.tensor([list(ids)]))[0]
+    fig, (table_ax, out_ax) = plt.subplots(
+        1, 2, figsize=(8.4, 0.26 * V + 1.6), gridspec_kw={"wspace": 0.9}
+    )
+    _cells(table_ax, embed.weight, f"table E: (V, d_model) = ({V}, {d_model})")
+    table_ax.set_yticks(range(V), [f"{i} {t}" for i, t in enumerate(tokens)])
+    table_ax.tick_params(axis="y", labelsize=8)
+    n = len(ids)
+    title = f"embed(ids) = √{d_model} · E[ids]: ({n}, {d_model})"
+    _cells(out_ax, looked_up, title)
+    out_ax.set_yticks(
+        range(n), [f"position {p}: {tokens[i]}" for p, i in enumerate(ids)]
+    )
+    out_ax.yaxis.tick_right()
+    out_ax.tick_params(axis="y", labelsize=8)
+    for position, i in enumerate(ids):
+        table_ax.add_patch(
+            Rectangle((-0.5, i - 0.5), d_model, 1, fill=False, ec=HIGHLIGHT, lw=1.6)
+        )
+        fig.add_artist(
+            ConnectionPatch(
+                xyA=(d_model - 0.5, i),
+                coordsA=table_ax.transData,
+                xyB=(-0.5, position),
+                coordsB=out_ax.transData,
+                arrowstyle="->",
+                color=HIGHLIGHT,
+                lw=1.0,
+            )
+        )
+    fig.suptitle("Each id selects one row of the table", fontsize=11)
+    return fig
+
+
+def attention_shapes_figure(
+    query: torch.Tensor, key: torch.Tensor, value: torch.Tensor
+) -> Figure:
+    """Draw the matrix products of attention with their shapes, from real tensors.
+
+    Left to right: ``Q`` times ``K^T`` gives the ``(L, S)`` weights (after
+    scaling and the softmax), which times ``V`` give the ``(L, d_v)`` output.
+    Every panel is one tensor of the computation, drawn with square cells, so
+    the inner sizes that must agree line up by eye.
+
+    Args:
+        query: The queries of one sequence.
+        key: Its keys.
+        value: Its values.
+
+    Returns:
+        The figure, with five axes: ``Q``, ``K^T``, the weights, ``V`` and
+        the output, in that order.
+
+    Shape:
+        - query: ``(L, d_k)``
+        - key: ``(S, d_k)``
+        - value: ``(S, d_v)``
+    """
+    output, weights = scaled_dot_product_attention(query, key, value)
+    (L, d_k), (S, d_v) = query.shape, value.shape
+    panels = [
+        (query, f"Q\n(L, d_k) = ({L}, {d_k})", None),
+        (key.transpose(0, 1), f"Kᵀ\n(d_k, S) = ({d_k}, {S})", None),
+        (weights, f"softmax(QKᵀ/√{d_k})\n(L, S) = ({L}, {S})", 0.0),
+        (value, f"V\n(S, d_v) = ({S}, {d_v})", None),
+        (output, f"output\n(L, d_v) = ({L}, {d_v})", None),
+    ]
+    widths = [d_k, S, S, d_v, d_v]
+    fig, axes = plt.subplots(
+        1,
+        5,
+        figsize=(11, 3.4),
+        gridspec_kw={"width_ratios": widths, "wspace": 0.55},
+    )
+    for ax, (tensor, title, vmin) in zip(axes, panels):
+        _cells(ax, tensor, title, vmin=vmin)
+    for ax, sign in zip(axes[:-1], ["·", "→", "·", "→"]):
+        ax.annotate(
+            sign,
+            xy=(1.0, 0.5),
+            xycoords="axes fraction",
+            xytext=(14, 0),
+            textcoords="offset points",
+            ha="center",
+            va="center",
+            fontsize=18,
+        )
+    fig.suptitle("Attention is two matrix products with a softmax between", fontsize=11)
+    return fig
