@@ -10,6 +10,7 @@ own module, :mod:`transformer.plot.diagram`.
 
 from .curves import compare_curves, line_plot, position_accuracy_plot, training_curves
 from .heatmaps import attention_grid, attention_heatmap, mask_heatmap, matrix_heatmap
+from .pictures_blocks import layer_masks_figure, norm_placement_figure
 from .style import BOOK_STYLE, MASK_COLORS, use_book_style
 
 __all__ = [
@@ -18,9 +19,11 @@ __all__ = [
     "attention_grid",
     "attention_heatmap",
     "compare_curves",
+    "layer_masks_figure",
     "line_plot",
     "mask_heatmap",
     "matrix_heatmap",
+    "norm_placement_figure",
     "position_accuracy_plot",
     "training_curves",
     "use_book_style",
