@@ -101,7 +101,7 @@ def norm_placement_figure(
     """Draw each encoder's Add & Norm blocks side by side, the residual stream thick.
 
     The residual stream runs up the middle of each panel (thick, in
-    :data:`STREAM_COLOR`); each sublayer sits on a branch to the right whose
+    ``STREAM_COLOR``); each sublayer sits on a branch to the right whose
     output is added back at a ⊕. A layer norm is drawn on the stream when the
     block is post-norm and on the branch when it is pre-norm (read from each
     :class:`~transformer.parts.norm.AddNorm`'s ``norm_first``), and the
