@@ -10,6 +10,7 @@ own module, :mod:`transformer.plot.diagram`.
 
 from .curves import compare_curves, line_plot, position_accuracy_plot, training_curves
 from .heatmaps import attention_grid, attention_heatmap, mask_heatmap, matrix_heatmap
+from .pictures_blocks import layer_masks_figure, norm_placement_figure
 from .pictures_early import attention_shapes_figure, embedding_lookup_figure
 from .style import BOOK_STYLE, MASK_COLORS, use_book_style
 
@@ -21,9 +22,11 @@ __all__ = [
     "attention_shapes_figure",
     "compare_curves",
     "embedding_lookup_figure",
+    "layer_masks_figure",
     "line_plot",
     "mask_heatmap",
     "matrix_heatmap",
+    "norm_placement_figure",
     "position_accuracy_plot",
     "training_curves",
     "use_book_style",

@@ -1,0 +1,300 @@
+"""Pictures of the blocks: where the norm sits, and which mask each attention gets.
+
+:func:`norm_placement_figure` draws the Add & Norm blocks of real encoders,
+post-norm and pre-norm side by side, with the residual stream drawn thick so
+that the reader can count the norms on it. :func:`layer_masks_figure` draws one
+encoder layer and one decoder layer with, beside each attention, the mask it
+was given and the grid of query-key pairs that mask allows, read from the
+weights the attention recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import torch
+import torch.nn as nn
+from matplotlib.axes import Axes
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+from matplotlib.patches import Circle, Patch
+
+from ..models.layers import DecoderLayer, EncoderLayer
+from ..models.stacks import Encoder
+from .diagram import _SHAPE_STYLE, _arrow, _block
+from .style import MASK_COLORS
+
+STREAM_COLOR = "#c0392b"
+"""Colour of the residual stream in :func:`norm_placement_figure`."""
+
+_ROW = 1.15  # vertical distance between two rows of boxes
+_SIDE = 3.3  # x of the boxes on a branch; the stream runs at x = 0
+_KINDS = {"self-attention": "attention", "cross-attention": "attention"}
+_SUBLAYERS = {"add_norm1": "self-attention", "add_norm2": "feed-forward"}
+
+
+def _add(ax: Axes, y: float) -> None:
+    """Draw the ⊕ where a branch rejoins the stream."""
+    ax.add_patch(Circle((0, y), 0.24, fc="white", ec=STREAM_COLOR, lw=2, zorder=3))
+    ax.text(0, y, "+", ha="center", va="center", fontsize=13, zorder=4)
+
+
+def _stream(ax: Axes, y0: float, y1: float) -> None:
+    ax.plot([0, 0], [y0, y1], color=STREAM_COLOR, lw=3.5, zorder=1)
+
+
+def _draw_encoder(ax: Axes, encoder: Encoder) -> tuple[int, float]:
+    """Draw ``encoder``'s Add & Norm blocks bottom-up.
+
+    Returns the number of norms on the stream and the height of the drawing.
+    """
+    y, on_stream = 0.0, 0
+    ax.text(0, y - 0.35, "x (input of the stack)", ha="center", va="top", fontsize=9)
+    for layer in encoder.layers:
+        for name, sublayer in _SUBLAYERS.items():
+            block = getattr(layer, name)
+            module = (
+                layer.self_attn if sublayer == "self-attention" else layer.feed_forward
+            )
+            norm = type(block.norm).__name__
+            tap, a, b, c = y + 0.45, y + 1.0, y + 1.0 + _ROW, y + 1.0 + 2 * _ROW
+            branch = (
+                [(a, "norm, on the branch", "norm", norm)] if block.norm_first else []
+            )
+            kind = _KINDS.get(sublayer, "feed_forward")
+            branch.append((b, sublayer, kind, type(module).__name__))
+            _arrow(ax, [(0, tap), (_SIDE, tap), (_SIDE, branch[0][0] - 0.4)])
+            for (y0, *_), (y1, *_) in zip(branch, branch[1:]):
+                _arrow(ax, [(_SIDE, y0 + 0.4), (_SIDE, y1 - 0.4)])
+            for yb, text, kind, note in branch:
+                _block(ax, _SIDE, yb, text, kind, note)
+            _arrow(ax, [(_SIDE - 2.0, b), (0.24, b)])
+            _add(ax, b)
+            if block.norm_first:
+                _stream(ax, y, b - 0.24)
+                y = b + 0.24
+            else:
+                _stream(ax, y, b - 0.24)
+                _stream(ax, b + 0.24, c - 0.4)
+                _block(ax, 0, c, "norm, on the stream", "norm", norm)
+                on_stream += 1
+                y = c + 0.4
+    if not isinstance(encoder.norm, nn.Identity):
+        top = y + 0.6
+        _stream(ax, y, top - 0.4)
+        _block(
+            ax, 0, top, "final norm, on the stream", "norm", type(encoder.norm).__name__
+        )
+        on_stream += 1
+        y = top + 0.4
+    _stream(ax, y, y + 0.5)
+    ax.text(0, y + 0.6, "output of the stack", ha="center", va="bottom", fontsize=9)
+    ax.set_xlim(-2.3, _SIDE + 2.3)
+    ax.axis("off")
+    return on_stream, y + 1.1
+
+
+def norm_placement_figure(
+    encoders: Sequence[Encoder], *, titles: Sequence[str] | None = None
+) -> Figure:
+    """Draw each encoder's Add & Norm blocks side by side, the residual stream thick.
+
+    The residual stream runs up the middle of each panel (thick, in
+    ``STREAM_COLOR``); each sublayer sits on a branch to the right whose
+    output is added back at a ⊕. A layer norm is drawn on the stream when the
+    block is post-norm and on the branch when it is pre-norm (read from each
+    :class:`~transformer.parts.norm.AddNorm`'s ``norm_first``), and the
+    stack's final norm on the stream when it has one. Each panel's title
+    ends with the number of norms the stream passes through.
+
+    Args:
+        encoders: The encoders to draw, one panel each (one layer each keeps
+            the picture small).
+        titles: A title for each panel; by default ``"post-norm"`` or
+            ``"pre-norm"``, from the first block.
+
+    Returns:
+        The figure, one axes per encoder.
+
+    Raises:
+        TypeError: If an entry of ``encoders`` is not an ``Encoder``.
+    """
+    for encoder in encoders:
+        if not isinstance(encoder, Encoder):
+            raise TypeError(f"encoders must hold Encoders, got {type(encoder)}")
+    rows = max(3 * len(e.layers) * 2 for e in encoders)
+    fig, axes = plt.subplots(
+        1, len(encoders), figsize=(4.6 * len(encoders), 1.0 + 0.62 * rows)
+    )
+    axes = [axes] if len(encoders) == 1 else list(axes)
+    tops = []
+    for i, (ax, encoder) in enumerate(zip(axes, encoders)):
+        on_stream, top = _draw_encoder(ax, encoder)
+        tops.append(top)
+        first = encoder.layers[0].add_norm1.norm_first
+        name = titles[i] if titles else ("pre-norm" if first else "post-norm")
+        plural = "norm" if on_stream == 1 else "norms"
+        ax.set_title(f"{name}: the stream passes {on_stream} {plural}", fontsize=10)
+    for ax in axes:  # one scale for every panel
+        ax.set_ylim(-1.0, max(tops))
+    fig.tight_layout()
+    return fig
+
+
+def _mask_grid(
+    ax: Axes,
+    x: float,
+    y: float,
+    mask: torch.Tensor | None,
+    weights: torch.Tensor,
+    seq: int,
+    label: str,
+) -> torch.Tensor:
+    """Draw, left of ``(x, y)``, the mask as the query-key grid of sequence ``seq``."""
+    B, h, L, S = weights.shape
+    grid = (
+        torch.ones(L, S, dtype=torch.bool)
+        if mask is None
+        else torch.broadcast_to(mask, (B, h, L, S))[seq, 0]
+    )
+    cell = min(1.0 / L, 1.6 / S)
+    inset = ax.inset_axes(
+        [x, y - L * cell / 2, S * cell, L * cell], transform=ax.transData
+    )
+    inset.imshow(grid.int().numpy(), cmap=ListedColormap(MASK_COLORS), vmin=0, vmax=1)
+    inset.set_xticks([])
+    inset.set_yticks([])
+    inset.set_xlabel(f"{S} keys", fontsize=7, labelpad=1)
+    inset.set_ylabel(f"{L} queries", fontsize=7, labelpad=1)
+    shape = "None" if mask is None else str(tuple(mask.shape))
+    ax.text(
+        x + S * cell + 0.15,
+        y,
+        f"{label}\nmask {shape}\nweights {tuple(weights.shape)}",
+        ha="left",
+        va="center",
+        **_SHAPE_STYLE,
+    )
+    return grid
+
+
+def layer_masks_figure(
+    enc_layer: EncoderLayer,
+    dec_layer: DecoderLayer,
+    *,
+    src_mask: torch.Tensor | None,
+    self_mask: torch.Tensor | None,
+    cross_mask: torch.Tensor | None,
+    seq: int = 0,
+) -> tuple[Figure, dict[str, torch.Tensor]]:
+    """Draw an encoder layer and a decoder layer, each attention beside its mask.
+
+    Call it after both layers have run inside
+    :func:`~transformer.tools.record.record_attention`: every attention's
+    recorded weights give the ``(B, h, L, S)`` shape that its mask is
+    broadcast to. Beside each attention the mask of sequence ``seq`` is drawn
+    as a grid of queries (rows) against keys (columns), blue where a query
+    may attend, with the mask's own shape and the weights' shape.
+
+    Args:
+        enc_layer: The encoder layer, after a recorded call with ``src_mask``.
+        dec_layer: The decoder layer, after a recorded call with the two masks.
+        src_mask: The encoder's mask, ``True`` = may attend, or ``None``.
+        self_mask: The decoder's self-attention mask, ``True`` = may attend.
+        cross_mask: The cross-attention's mask, ``True`` = may attend.
+        seq: Which sequence of the batch to draw.
+
+    Returns:
+        The figure, and the three grids drawn, by attention name.
+
+    Raises:
+        ValueError: If an attention has no recorded weights.
+    """
+    attentions = {
+        "encoder self-attention": (enc_layer.self_attn, src_mask),
+        "decoder self-attention": (dec_layer.self_attn, self_mask),
+        "cross-attention": (dec_layer.cross_attn, cross_mask),
+    }
+    for name, (module, _) in attentions.items():
+        if getattr(module, "attn_weights", None) is None:
+            raise ValueError(
+                f"the {name} has no recorded weights: run the layers inside "
+                "record_attention first"
+            )
+    fig, ax = plt.subplots(figsize=(10.4, 5.6))
+    fig.subplots_adjust(left=0.0, right=1.0, bottom=0.0, top=0.94)
+    ax.set(xlim=(0, 16.5), ylim=(-0.9, 7.5))
+    ax.axis("off")
+    ax.set_title(
+        "Three attentions, three masks: padding, causal, padding of the memory",
+        fontsize=10,
+    )
+    xe, xd = 2.2, 10.2
+    rows = [0.6 + 1.25 * i for i in range(6)]
+    columns = [
+        (xe, ["encoder self-attention", "Add & Norm", "feed-forward", "Add & Norm"]),
+        (
+            xd,
+            [
+                "decoder self-attention",
+                "Add & Norm",
+                "cross-attention",
+                "Add & Norm",
+                "feed-forward",
+                "Add & Norm",
+            ],
+        ),
+    ]
+    grids = {}
+    for x, names in columns:
+        for i, name in enumerate(names):
+            kind = {"Add & Norm": "norm", "feed-forward": "feed_forward"}
+            note = "masked" if name == "decoder self-attention" else ""
+            _block(ax, x, rows[i], name, kind.get(name, "attention"), note)
+            if i:
+                _arrow(ax, [(x, rows[i - 1] + 0.4), (x, rows[i] - 0.4)])
+            if name in attentions:
+                module, mask = attentions[name]
+                grids[name] = _mask_grid(
+                    ax,
+                    x + 2.25,
+                    rows[i],
+                    mask,
+                    module.attn_weights,
+                    seq,
+                    f"sequence {seq}",
+                )
+    B, S = enc_layer.self_attn.attn_weights.shape[0], grids["cross-attention"].shape[1]
+    L = grids["cross-attention"].shape[0]
+    for x, text in [
+        (xe, f"source x ({B}, {S}, d_model)"),
+        (xd, f"target y ({B}, {L}, d_model)"),
+    ]:
+        _arrow(ax, [(x, -0.45), (x, rows[0] - 0.4)])
+        ax.text(x, -0.55, text, ha="center", va="top", fontsize=8.5)
+    y_mem, x_gap = rows[3] + 1.2, xd - 2.6
+    _arrow(
+        ax,
+        [
+            (xe, rows[3] + 0.4),
+            (xe, y_mem),
+            (x_gap, y_mem),
+            (x_gap, rows[2]),
+            (xd - 2.0, rows[2]),
+        ],
+    )
+    ax.text(
+        xe + 0.15,
+        y_mem + 0.12,
+        f"memory ({B}, {S}, d_model): keys and values",
+        ha="left",
+        va="bottom",
+        **_SHAPE_STYLE,
+    )
+    handles = [
+        Patch(color=MASK_COLORS[1], label="True: the query may attend to the key"),
+        Patch(color=MASK_COLORS[0], label="False: blocked"),
+    ]
+    ax.legend(handles=handles, loc="upper left", fontsize=8.5)
+    return fig, grids

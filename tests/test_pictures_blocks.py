@@ -1,0 +1,100 @@
+"""The pictures of the blocks (transformer.plot.pictures_blocks): where each norm
+sits is read from the modules, and each mask is drawn at its attention's shape."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import pytest
+import torch
+
+from transformer import (
+    DecoderLayer,
+    Encoder,
+    EncoderLayer,
+    causal_mask,
+    padding_mask,
+    record_attention,
+)
+from transformer.plot.pictures_blocks import layer_masks_figure, norm_placement_figure
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def _labels_bottom_up(ax):
+    """The box names of a panel, from the bottom of the stack to the top."""
+    names = ("norm", "final norm", "self-attention", "feed-forward")
+    texts = [t for t in ax.texts if t.get_text().startswith(names)]
+    return [t.get_text() for t in sorted(texts, key=lambda t: t.get_position()[1])]
+
+
+def test_norm_placement_figure_puts_each_norm_where_the_module_has_it():
+    post = Encoder(8, 2, 16, 1, norm_first=False)
+    pre = Encoder(8, 2, 16, 1, norm_first=True)
+    fig = norm_placement_figure([post, pre])
+    ax_post, ax_pre = fig.axes
+    assert _labels_bottom_up(ax_post) == [
+        "self-attention",
+        "norm, on the stream",
+        "feed-forward",
+        "norm, on the stream",
+    ]
+    assert _labels_bottom_up(ax_pre) == [
+        "norm, on the branch",
+        "self-attention",
+        "norm, on the branch",
+        "feed-forward",
+        "final norm, on the stream",
+    ]
+    assert ax_post.get_title() == "post-norm: the stream passes 2 norms"
+    assert ax_pre.get_title() == "pre-norm: the stream passes 1 norm"
+
+
+def test_norm_placement_figure_counts_two_norms_per_post_norm_layer():
+    fig = norm_placement_figure([Encoder(8, 2, 16, 2, norm_first=False)])
+    assert fig.axes[0].get_title().endswith("passes 4 norms")
+
+
+def test_norm_placement_figure_rejects_a_layer():
+    with pytest.raises(TypeError, match="Encoder"):
+        norm_placement_figure([EncoderLayer(8, 2, 16)])
+
+
+def test_layer_masks_figure_draws_each_mask_at_its_attention_shape():
+    B, S, L, d_model = 2, 5, 4, 8
+    enc, dec = EncoderLayer(d_model, 2, 16).eval(), DecoderLayer(d_model, 2, 16).eval()
+    src_mask = padding_mask([5, 3], S)  # (B, 1, 1, S)
+    with record_attention(enc), record_attention(dec):
+        memory = enc(torch.randn(B, S, d_model), src_mask)
+        dec(torch.randn(B, L, d_model), memory, causal_mask(L), src_mask)
+    fig, grids = layer_masks_figure(
+        enc,
+        dec,
+        src_mask=src_mask,
+        self_mask=causal_mask(L),
+        cross_mask=src_mask,
+        seq=1,
+    )
+    assert grids["encoder self-attention"].shape == (S, S)
+    assert grids["decoder self-attention"].shape == (L, L)
+    assert grids["cross-attention"].shape == (L, S)
+    # sequence 1 has three real tokens: the last two keys are blocked in every row
+    assert grids["cross-attention"][:, 3:].any().item() is False
+    assert grids["cross-attention"][:, :3].all().item() is True
+    assert torch.equal(grids["decoder self-attention"], causal_mask(L))
+    images = [inset.images[0].get_array() for inset in fig.axes[0].child_axes]
+    assert [tuple(image.shape) for image in images] == [(S, S), (L, L), (L, S)]
+    texts = " ".join(t.get_text() for t in fig.axes[0].texts)
+    assert "mask (2, 1, 1, 5)" in texts and "mask (4, 4)" in texts
+    assert "weights (2, 2, 4, 5)" in texts
+
+
+def test_layer_masks_figure_needs_recorded_weights():
+    enc, dec = EncoderLayer(8, 2, 16), DecoderLayer(8, 2, 16)
+    with pytest.raises(ValueError, match="record_attention"):
+        layer_masks_figure(enc, dec, src_mask=None, self_mask=None, cross_mask=None)
