@@ -10,6 +10,7 @@ own module, :mod:`transformer.plot.diagram`.
 
 from .curves import compare_curves, line_plot, position_accuracy_plot, training_curves
 from .heatmaps import attention_grid, attention_heatmap, mask_heatmap, matrix_heatmap
+from .pictures_sampling import sampling_cut_plot, sampling_cuts
 from .style import BOOK_STYLE, MASK_COLORS, use_book_style
 
 __all__ = [
@@ -22,6 +23,8 @@ __all__ = [
     "mask_heatmap",
     "matrix_heatmap",
     "position_accuracy_plot",
+    "sampling_cut_plot",
+    "sampling_cuts",
     "training_curves",
     "use_book_style",
 ]
