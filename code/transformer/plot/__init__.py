@@ -12,6 +12,7 @@ from .curves import compare_curves, line_plot, position_accuracy_plot, training_
 from .heatmaps import attention_grid, attention_heatmap, mask_heatmap, matrix_heatmap
 from .pictures_blocks import layer_masks_figure, norm_placement_figure
 from .pictures_early import attention_shapes_figure, embedding_lookup_figure
+from .pictures_sampling import sampling_cut_plot, sampling_cuts
 from .style import BOOK_STYLE, MASK_COLORS, use_book_style
 
 __all__ = [
@@ -28,6 +29,8 @@ __all__ = [
     "matrix_heatmap",
     "norm_placement_figure",
     "position_accuracy_plot",
+    "sampling_cut_plot",
+    "sampling_cuts",
     "training_curves",
     "use_book_style",
 ]
