@@ -7,7 +7,7 @@ site's dark mode. The heatmaps are in ``transformer.plot.heatmaps``, the
 curves in ``transformer.plot.curves``; the architecture diagram has its
 own module, :mod:`transformer.plot.diagram`; the pictures of heads as
 blocks of columns and of positions on a circle are in
-:mod:`transformer.plot.pictures_heads`.
+``transformer.plot.pictures_heads``.
 """
 
 from .curves import compare_curves, line_plot, position_accuracy_plot, training_curves
