@@ -10,6 +10,7 @@ own module, :mod:`transformer.plot.diagram`.
 
 from .curves import compare_curves, line_plot, position_accuracy_plot, training_curves
 from .heatmaps import attention_grid, attention_heatmap, mask_heatmap, matrix_heatmap
+from .pictures_tiles import causal_tiles, launch_grid_figure, tile_grid
 from .style import BOOK_STYLE, MASK_COLORS, use_book_style
 
 __all__ = [
@@ -17,11 +18,14 @@ __all__ = [
     "MASK_COLORS",
     "attention_grid",
     "attention_heatmap",
+    "causal_tiles",
     "compare_curves",
+    "launch_grid_figure",
     "line_plot",
     "mask_heatmap",
     "matrix_heatmap",
     "position_accuracy_plot",
+    "tile_grid",
     "training_curves",
     "use_book_style",
 ]
