@@ -4,8 +4,9 @@ Plotting lives here and never in the model modules. Every helper takes an
 optional ``ax`` so figures can be combined, and returns the ``Axes`` it drew
 on. Figures have an opaque white background so they stay readable in the
 site's dark mode. The heatmaps are in ``transformer.plot.heatmaps``, the
-curves in ``transformer.plot.curves``; the architecture diagram has its
-own module, :mod:`transformer.plot.diagram`.
+curves in ``transformer.plot.curves``, the tiles of tiled attention and a
+kernel's launch grid in ``transformer.plot.pictures_tiles``; the
+architecture diagram has its own module, :mod:`transformer.plot.diagram`.
 """
 
 from .curves import compare_curves, line_plot, position_accuracy_plot, training_curves

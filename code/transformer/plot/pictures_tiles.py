@@ -45,7 +45,7 @@ def causal_tiles(L: int, S: int, block_size: int) -> torch.Tensor:
         block_size: Rows of queries and of keys per tile.
 
     Returns:
-        One of :data:`SKIPPED`, :data:`PARTLY_MASKED`, :data:`COMPUTED` per tile.
+        One of ``SKIPPED`` (0), ``PARTLY_MASKED`` (1), ``COMPUTED`` (2) per tile.
 
     Shape:
         - output: ``(ceil(L / block_size), ceil(S / block_size))``
