@@ -151,3 +151,44 @@ def test_flash_attention_runs_natively_on_a_gpu_in_bfloat16():
     env["PYTHONPATH"] = str(ROOT / "code")
     result = run_fresh(code, env)
     assert result.stdout.strip() == "ok", result.stderr
+
+
+def test_write_program_ids_writes_each_block_once_and_nothing_past_L():
+    from transformer.parts import flash_kernels
+
+    # Room for 48 rows per head, but L = 40: rows 40-47 must stay untouched.
+    out = torch.full((3, 48, 16), -1, dtype=torch.int32)
+    grid = (3, 3)
+    flash_kernels.write_program_ids[grid](
+        out, 40, out.stride(0), out.stride(1), D=16, BLOCK=16
+    )
+    rows = torch.arange(40)
+    expected = torch.arange(3)[:, None] * 3 + rows[None, :] // 16
+    assert torch.equal(out[:, :40], expected[:, :, None].expand(3, 40, 16).int())
+    assert (out[:, 40:] == -1).all()
+
+
+def test_write_program_ids_follows_the_strides_of_a_transposed_view():
+    from transformer.parts import flash_kernels
+
+    contiguous = torch.full((2, 32, 16), -1, dtype=torch.int32)
+    # (2, 32, 16) viewed on memory laid out as (32, 2, 16): strides (16, 32, 1)
+    view = torch.full((32, 2, 16), -1, dtype=torch.int32).transpose(0, 1)
+    for out in (contiguous, view):
+        flash_kernels.write_program_ids[(2, 2)](
+            out, 32, out.stride(0), out.stride(1), D=16, BLOCK=16
+        )
+    assert torch.equal(view, contiguous)
+
+
+def test_softmax_scores_equals_the_softmax_of_the_scaled_scores():
+    from transformer.parts import flash_kernels
+
+    g = torch.Generator().manual_seed(3)
+    L, S, d = 37, 21, 16
+    q, k = torch.randn(L, d, generator=g), torch.randn(S, d, generator=g)
+    p = torch.full((L, S), float("nan"))
+    flash_kernels.softmax_scores[(3,)](
+        q, k, p, L, S, d**-0.5, D=d, BLOCK=16, S_BLOCK=32
+    )
+    torch.testing.assert_close(p, torch.softmax(q @ k.T * d**-0.5, dim=-1))

@@ -53,3 +53,26 @@ def test_weight_map_pairs_every_tensor_of_both_state_dicts(hf):
     theirs -= {k for k, _ in hf.named_buffers()}
     assert {hf_name for _, hf_name, _ in rows} == theirs
     assert {how for _, _, how in rows} <= set(HOW)
+
+
+@pytest.mark.parametrize(
+    "rope",
+    [
+        {"rope_theta": 500000.0},
+        {"rope_parameters": {"rope_type": "default", "rope_theta": 500000.0}},
+        {"rope_theta": 10000.0, "rope_parameters": {"rope_theta": 500000.0}},
+    ],
+    ids=["transformers-4-layout", "transformers-5-layout", "both"],
+)
+def test_config_from_hf_reads_rope_theta_in_either_layout(rope):
+    hf = dict(
+        model_type="llama",
+        vocab_size=11,
+        hidden_size=16,
+        intermediate_size=24,
+        num_attention_heads=2,
+        num_hidden_layers=1,
+        max_position_embeddings=8,
+    )
+    assert config_from_hf({**hf, **rope}).rope_base == 500000.0
+    assert config_from_hf(hf).rope_base == 10000.0

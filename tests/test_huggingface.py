@@ -209,3 +209,13 @@ def test_from_hf_refuses_a_state_with_tensors_it_does_not_understand():
     state = {**hf.state_dict(), "transformer.h.0.attn.q_norm.weight": torch.ones(8)}
     with pytest.raises(ValueError, match="q_norm"):
         from_hf_state(hf.config.to_dict(), state)
+
+
+def test_from_hf_refusal_of_rope_scaling_shows_the_configs_own_rope_theta():
+    # transformers 5 keeps rope_theta inside rope_parameters; a scaled LLaMA 3
+    # config must be refused with its own base, 500000, in the message.
+    scaled = {"rope_type": "linear", "factor": 2.0, "rope_theta": 500000.0}
+    model = llama(num_key_value_heads=2, rope_parameters=scaled)
+    assert model.config.rope_parameters["rope_theta"] == 500000.0
+    with pytest.raises(ValueError, match=r"rope_scaling=.*'rope_theta': 500000\.0"):
+        from_hf(model)

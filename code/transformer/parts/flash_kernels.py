@@ -1,4 +1,11 @@
-"""FlashAttention's three Triton kernels: the forward pass and its two backward halves.
+"""FlashAttention's three Triton kernels, and two small ones that teach Triton.
+
+``write_program_ids`` and ``softmax_scores`` are the first steps of the
+:doc:`/flash_attention` chapter: a kernel that only writes which program it
+is, and one that computes the attention weights of a block of queries
+against all the keys in one tile. ``_forward``, ``_backward_keys`` and
+``_backward_queries`` are FlashAttention's forward pass and the two halves
+of its backward pass.
 
 Imported only by :func:`transformer.parts.flash_attention.flash_attention`,
 the first time it runs, because ``triton.jit`` decides when a kernel is
@@ -17,6 +24,43 @@ from __future__ import annotations
 
 import triton
 import triton.language as tl
+
+
+@triton.jit
+def write_program_ids(
+    Out, L, stride_bh, stride_row, D: tl.constexpr, BLOCK: tl.constexpr
+):
+    # One program: one (batch, head), and one block of BLOCK rows of it.
+    bh, i = tl.program_id(0), tl.program_id(1)
+    rows, cols = i * BLOCK + tl.arange(0, BLOCK), tl.arange(0, D)
+    # (BLOCK, D): where each number of this block lives, counted from Out
+    offsets = bh * stride_bh + rows[:, None] * stride_row + cols[None, :]
+    # (BLOCK, D): the program's id, pid0 · grid1 + pid1, in every number
+    ids = tl.zeros((BLOCK, D), tl.int32) + bh * tl.num_programs(1) + i
+    tl.store(Out + offsets, ids, mask=rows[:, None] < L)
+
+
+@triton.jit
+def softmax_scores(
+    Q, K, P, L, S, scale,
+    D: tl.constexpr, BLOCK: tl.constexpr, S_BLOCK: tl.constexpr,
+):  # fmt: skip
+    # One program: one block of BLOCK queries against S_BLOCK >= S keys, one head.
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    keys, cols = tl.arange(0, S_BLOCK), tl.arange(0, D)
+    # (BLOCK, D) and (S_BLOCK, D): a pointer to each query and key number
+    q_at = Q + rows[:, None] * D + cols[None, :]
+    k_at = K + keys[:, None] * D + cols[None, :]
+    # The rows past L and the keys past S are not read: they load as zeros.
+    q = tl.load(q_at, mask=rows[:, None] < L, other=0.0)
+    k = tl.load(k_at, mask=keys[:, None] < S, other=0.0)
+    # (BLOCK, S_BLOCK); the columns past S get no weight
+    scores = tl.dot(q, tl.trans(k)) * scale
+    scores = tl.where(keys[None, :] < S, scores, float("-inf"))
+    p = tl.exp(scores - tl.max(scores, 1)[:, None])
+    p = p / tl.sum(p, 1)[:, None]
+    inside = (rows[:, None] < L) & (keys[None, :] < S)
+    tl.store(P + rows[:, None] * S + keys[None, :], p, mask=inside)
 
 
 @triton.jit

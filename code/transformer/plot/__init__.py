@@ -8,6 +8,9 @@ curves in ``transformer.plot.curves``; the architecture diagram has its
 own module, :mod:`transformer.plot.diagram`; the pictures of heads as
 blocks of columns and of positions on a circle are in
 ``transformer.plot.pictures_heads``.
+curves in ``transformer.plot.curves``, the tiles of tiled attention and a
+kernel's launch grid in ``transformer.plot.pictures_tiles``; the
+architecture diagram has its own module, :mod:`transformer.plot.diagram`.
 """
 
 from .curves import compare_curves, line_plot, position_accuracy_plot, training_curves
@@ -16,6 +19,7 @@ from .pictures_blocks import layer_masks_figure, norm_placement_figure
 from .pictures_early import attention_shapes_figure, embedding_lookup_figure
 from .pictures_heads import head_columns_figure, sinusoid_circle_figure
 from .pictures_sampling import sampling_cut_plot, sampling_cuts
+from .pictures_tiles import causal_tiles, launch_grid_figure, tile_grid
 from .style import BOOK_STYLE, MASK_COLORS, use_book_style
 
 __all__ = [
@@ -28,6 +32,9 @@ __all__ = [
     "embedding_lookup_figure",
     "head_columns_figure",
     "layer_masks_figure",
+    "causal_tiles",
+    "compare_curves",
+    "launch_grid_figure",
     "line_plot",
     "mask_heatmap",
     "matrix_heatmap",
@@ -36,6 +43,7 @@ __all__ = [
     "sampling_cut_plot",
     "sampling_cuts",
     "sinusoid_circle_figure",
+    "tile_grid",
     "training_curves",
     "use_book_style",
 ]
