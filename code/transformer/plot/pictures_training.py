@@ -46,7 +46,15 @@ def _cell(ax: Axes, x: float, y: float, text: str, face: str, **kw: object) -> N
             **kw,
         )
     )
-    ax.text(x, y, text, ha="center", va="center", fontsize=7)
+    size = 7 if len(text) <= 3 else 6
+    ax.text(x, y, text, ha="center", va="center", fontsize=size)
+
+
+def _finish(fig: Figure, title: str, handles: list[Patch], *, bottom: float) -> None:
+    """Put the title on top and the legend of cell colours in one row below."""
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout(rect=(0, bottom, 1, 1))
 
 
 def _steps_panel(
@@ -122,7 +130,7 @@ def decoding_modes_figure(
     if not free_outputs:
         raise ValueError("free_outputs must hold at least one token, got none")
     steps = max(len(target), len(free_outputs))
-    fig, axes = plt.subplots(1, 2, figsize=(2.2 + 0.9 * steps, 1.2 + 0.32 * steps))
+    fig, axes = plt.subplots(1, 2, figsize=(2.0 + 0.72 * steps, 1.2 + 0.32 * steps))
     teacher = [[bos, *target[:t]] for t in range(len(target))]
     free = [[bos, *free_outputs[:t]] for t in range(len(free_outputs))]
     _steps_panel(
@@ -144,19 +152,18 @@ def decoding_modes_figure(
         width=steps,
     )
     axes[1].set_ylabel("")
-    fig.legend(
-        handles=[
-            Patch(facecolor=GIVEN, edgecolor="grey", label="handed in (correct)"),
-            Patch(facecolor=OWN, edgecolor="grey", label="fed back, right"),
-            Patch(facecolor=WRONG, edgecolor="grey", label="wrong"),
-            Patch(facecolor=RIGHT, edgecolor="grey", label="output right"),
-        ],
-        loc="lower center",
-        ncol=4,
-        fontsize=8,
+    legend = {
+        GIVEN: "handed in (correct)",
+        OWN: "fed back, right",
+        WRONG: "wrong",
+        RIGHT: "output right",
+    }
+    _finish(
+        fig,
+        title,
+        [Patch(facecolor=c, edgecolor="grey", label=t) for c, t in legend.items()],
+        bottom=0.08,
     )
-    fig.suptitle(title)
-    fig.tight_layout(rect=(0, 0.08, 1, 1))
     return fig
 
 
@@ -216,20 +223,9 @@ def lm_layouts_figure(
         for side in ("top", "right", "left", "bottom"):
             ax.spines[side].set_visible(False)
     axes[-1, 0].set_xlabel("position")
-    fig.legend(
-        handles=[
-            Patch(facecolor=SCORED, edgecolor="grey", label="in the loss"),
-            Patch(
-                facecolor=NO_LOSS,
-                edgecolor="grey",
-                hatch="///",
-                label="no loss (target <pad>)",
-            ),
-        ],
-        loc="lower center",
-        ncol=2,
-        fontsize=8,
+    scored = Patch(facecolor=SCORED, edgecolor="grey", label="in the loss")
+    unscored = Patch(
+        facecolor=NO_LOSS, edgecolor="grey", hatch="///", label="no loss (target <pad>)"
     )
-    fig.suptitle(title)
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    _finish(fig, title, [scored, unscored], bottom=0.07)
     return fig
