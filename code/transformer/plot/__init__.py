@@ -6,7 +6,7 @@ on. Figures have an opaque white background so they stay readable in the
 site's dark mode. The heatmaps are in ``transformer.plot.heatmaps``, the
 curves in ``transformer.plot.curves``; the architecture diagram has its
 own module, :mod:`transformer.plot.diagram`, and the token grids of decoding
-modes and data layouts theirs, :mod:`transformer.plot.pictures_training`.
+modes and data layouts theirs, ``transformer.plot.pictures_training``.
 """
 
 from .curves import compare_curves, line_plot, position_accuracy_plot, training_curves
