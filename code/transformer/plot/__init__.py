@@ -4,13 +4,14 @@ Plotting lives here and never in the model modules. Every helper takes an
 optional ``ax`` so figures can be combined, and returns the ``Axes`` it drew
 on. Figures have an opaque white background so they stay readable in the
 site's dark mode. The heatmaps are in ``transformer.plot.heatmaps``, the
-curves in ``transformer.plot.curves``; the architecture diagram has its
-own module, :mod:`transformer.plot.diagram`; the pictures of heads as
-blocks of columns and of positions on a circle are in
-``transformer.plot.pictures_heads``.
-curves in ``transformer.plot.curves``, the tiles of tiled attention and a
-kernel's launch grid in ``transformer.plot.pictures_tiles``; the
-architecture diagram has its own module, :mod:`transformer.plot.diagram`.
+curves in ``transformer.plot.curves``; the architecture diagram has its own
+module, :mod:`transformer.plot.diagram`. Each ``pictures_*`` module draws the
+new pictures of a group of chapters: ``pictures_early`` (an embedding lookup,
+attention's shapes), ``pictures_heads`` (heads as blocks of columns, positions
+on a circle), ``pictures_blocks`` (norm placement, a layer's masks),
+``pictures_training`` (decoding modes, language-model layouts),
+``pictures_tiles`` (tiles of a causal mask, a kernel's launch grid) and
+``pictures_sampling`` (top-k and top-p cuts).
 """
 
 from .curves import compare_curves, line_plot, position_accuracy_plot, training_curves
@@ -20,6 +21,7 @@ from .pictures_early import attention_shapes_figure, embedding_lookup_figure
 from .pictures_heads import head_columns_figure, sinusoid_circle_figure
 from .pictures_sampling import sampling_cut_plot, sampling_cuts
 from .pictures_tiles import causal_tiles, launch_grid_figure, tile_grid
+from .pictures_training import decoding_modes_figure, lm_layouts_figure
 from .style import BOOK_STYLE, MASK_COLORS, use_book_style
 
 __all__ = [
@@ -28,14 +30,15 @@ __all__ = [
     "attention_grid",
     "attention_heatmap",
     "attention_shapes_figure",
-    "compare_curves",
-    "embedding_lookup_figure",
-    "head_columns_figure",
-    "layer_masks_figure",
     "causal_tiles",
     "compare_curves",
+    "decoding_modes_figure",
+    "embedding_lookup_figure",
+    "head_columns_figure",
     "launch_grid_figure",
+    "layer_masks_figure",
     "line_plot",
+    "lm_layouts_figure",
     "mask_heatmap",
     "matrix_heatmap",
     "norm_placement_figure",
