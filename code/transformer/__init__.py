@@ -83,10 +83,12 @@ from .parts.tiled_attention import tiled_attention
 from .tools.cost import count_flops, largest_tensor
 from .tools.huggingface import from_hf, load_pretrained, to_hf
 from .tools.record import record_attention
+from .training.ablation import ablation_configs, run_ablation, summarise_ablation
 from .training.charlm import CharCorpus, bits_per_char, book_chapters, train_lm
 
 __all__ += [
     "CharCorpus",
+    "ablation_configs",
     "GroupedQueryAttention",
     "KVCache",
     "RMSNorm",
@@ -102,6 +104,8 @@ __all__ += [
     "load_pretrained",
     "next_token",
     "record_attention",
+    "run_ablation",
+    "summarise_ablation",
     "tiled_attention",
     "to_hf",
     "train_lm",
