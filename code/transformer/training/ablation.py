@@ -125,6 +125,7 @@ def run_ablation(
         One :class:`AblationRun` per seed and variant, seed by seed.
     """
     held_out = corpus.val if held_out is None else held_out
+    budget = dict(steps=steps, batch_size=batch_size, block_size=block_size, lr=lr)
     runs = []
     for seed in seeds:
         for name, config in configs.items():
@@ -132,10 +133,8 @@ def run_ablation(
             model = DecoderOnlyTransformer(config)
             start = time.perf_counter()
             train_lm(
-                model, corpus, steps=steps, batch_size=batch_size,
-                block_size=block_size, lr=lr, eval_every=steps, eval_batches=1,
-                seed=seed,
-            )  # fmt: skip
+                model, corpus, **budget, eval_every=steps, eval_batches=1, seed=seed
+            )
             seconds = (time.perf_counter() - start) / steps
             bpc = bits_per_char(model, held_out, block_size)
             runs.append(AblationRun(name, seed, count_parameters(model), bpc, seconds))
