@@ -4,12 +4,14 @@ The modern-decoder chapter trains the character language model of
 :mod:`~transformer.training.charlm` with the parts of 2017, with each of
 Part II's four changes alone, and with all four together, at one budget and
 several seeds. :func:`ablation_configs` builds the variants,
-:func:`run_ablation` trains and measures them, and :func:`summarise_ablation`
-sets each variant against the 2017 model trained with the same seed.
+:func:`run_ablation` trains and measures them, :func:`summarise_ablation`
+sets each variant against the 2017 model trained with the same seed, and
+:func:`time_per_step` times a training step of each.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from collections.abc import Mapping, Sequence
@@ -17,10 +19,12 @@ from dataclasses import dataclass, replace
 
 import torch
 
+from ..data.batches import LMBatch
 from ..models.config import count_parameters
 from ..models.decoder_config import DecoderOnlyConfig
 from ..models.decoder_only import DecoderOnlyTransformer
-from .charlm import CharCorpus, bits_per_char, train_lm
+from .charlm import CharCorpus, bits_per_char, next_char_loss, train_lm
+from .train import train_step
 
 BASELINE = "2017"
 """The name of the variant with the paper's parts."""
@@ -104,11 +108,12 @@ def run_ablation(
 ) -> list[AblationRun]:
     """Train every variant with every seed at one budget; measure each.
 
-    The seeds form the outer loop, so the runs of all variants with one seed
-    follow each other in time: a slower spell of the machine then slows one
-    seed's runs alike, and :func:`summarise_ablation` compares them within a
-    seed. Each run is :func:`~transformer.training.charlm.train_lm` with one
-    validation measurement, at the end.
+    With one seed, every variant starts from weights drawn by the same
+    generator state and sees the same windows in the same order;
+    :func:`summarise_ablation` compares the variants within a seed. Each run
+    is :func:`~transformer.training.charlm.train_lm` with one validation
+    measurement, at the end, and its clock time is kept; for comparing
+    speeds, :func:`time_per_step` is steadier.
 
     Args:
         configs: The variants, e.g. from :func:`ablation_configs`.
@@ -151,15 +156,12 @@ class VariantSummary:
         bpc: Its bits per character, one per seed.
         gain: The 2017 model's bits per character minus this variant's, one
             per seed (positive: the change helped).
-        time_ratio: The median over seeds of its time per step divided by
-            the 2017 model's in the same seed.
     """
 
     variant: str
     parameters: int
     bpc: tuple[float, ...]
     gain: tuple[float, ...]
-    time_ratio: float
 
     @property
     def mean_bpc(self) -> float:
@@ -207,9 +209,53 @@ def summarise_ablation(runs: Sequence[AblationRun]) -> dict[str, VariantSummary]
             parameters=rs[0].parameters,
             bpc=tuple(r.bpc for r in rs),
             gain=tuple(base[r.seed].bpc - r.bpc for r in rs),
-            time_ratio=statistics.median(
-                r.seconds_per_step / base[r.seed].seconds_per_step for r in rs
-            ),
         )
         for name, rs in by_variant.items()
     }
+
+
+def time_per_step(
+    configs: Mapping[str, DecoderOnlyConfig],
+    corpus: CharCorpus,
+    *,
+    batch_size: int,
+    block_size: int,
+    rounds: int = 5,
+    steps: int = 5,
+) -> dict[str, float]:
+    """Return each variant's time per training step: the fastest of several rounds.
+
+    A busy machine slows some steps and not others. So the variants take
+    turns, ``rounds`` times ``steps`` training steps each, on one batch, and
+    each keeps its fastest round: the time its step takes when nothing else
+    gets in the way. A step is what
+    :func:`~transformer.training.charlm.train_lm` runs: forward, loss,
+    backward, clipping and an AdamW update.
+
+    Args:
+        configs: The variants.
+        corpus: The text the batch is drawn from.
+        batch_size: Windows per step.
+        block_size: Characters per window.
+        rounds: Turns each variant takes.
+        steps: Steps per turn.
+
+    Returns:
+        Seconds per step, by variant.
+    """
+    x, y = corpus.batch(
+        "train", batch_size, block_size, torch.Generator().manual_seed(0)
+    )
+    models = {name: DecoderOnlyTransformer(config) for name, config in configs.items()}
+    optimizers = {name: torch.optim.AdamW(m.parameters()) for name, m in models.items()}
+    fastest = dict.fromkeys(configs, math.inf)
+    for _ in range(rounds):
+        for name, model in models.items():
+            start = time.perf_counter()
+            for _ in range(steps):
+                batch = LMBatch(x, None, y)
+                train_step(
+                    model, optimizers[name], batch, lr=1e-3, loss_fn=next_char_loss
+                )
+            fastest[name] = min(fastest[name], (time.perf_counter() - start) / steps)
+    return fastest
