@@ -83,10 +83,17 @@ from .parts.tiled_attention import tiled_attention
 from .tools.cost import count_flops, largest_tensor
 from .tools.huggingface import from_hf, load_pretrained, to_hf
 from .tools.record import record_attention
+from .training.ablation import (
+    ablation_configs,
+    run_ablation,
+    summarise_ablation,
+    time_per_step,
+)
 from .training.charlm import CharCorpus, bits_per_char, book_chapters, train_lm
 
 __all__ += [
     "CharCorpus",
+    "ablation_configs",
     "GroupedQueryAttention",
     "KVCache",
     "RMSNorm",
@@ -102,6 +109,9 @@ __all__ += [
     "load_pretrained",
     "next_token",
     "record_attention",
+    "run_ablation",
+    "summarise_ablation",
+    "time_per_step",
     "tiled_attention",
     "to_hf",
     "train_lm",

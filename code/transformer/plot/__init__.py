@@ -11,11 +11,13 @@ attention's shapes), ``pictures_heads`` (heads as blocks of columns, positions
 on a circle), ``pictures_blocks`` (norm placement, a layer's masks),
 ``pictures_training`` (decoding modes, language-model layouts),
 ``pictures_tiles`` (tiles of a causal mask, a kernel's launch grid) and
-``pictures_sampling`` (top-k and top-p cuts).
+``pictures_sampling`` (top-k and top-p cuts); ``part_two`` draws the modern
+decoder's (kv-head groups, the cache filling, the experiment).
 """
 
 from .curves import compare_curves, line_plot, position_accuracy_plot, training_curves
 from .heatmaps import attention_grid, attention_heatmap, mask_heatmap, matrix_heatmap
+from .part_two import ablation_figure, cache_fill_plot, kv_groups_figure
 from .pictures_blocks import layer_masks_figure, norm_placement_figure
 from .pictures_early import attention_shapes_figure, embedding_lookup_figure
 from .pictures_heads import head_columns_figure, sinusoid_circle_figure
@@ -27,14 +29,17 @@ from .style import BOOK_STYLE, MASK_COLORS, use_book_style
 __all__ = [
     "BOOK_STYLE",
     "MASK_COLORS",
+    "ablation_figure",
     "attention_grid",
     "attention_heatmap",
     "attention_shapes_figure",
+    "cache_fill_plot",
     "causal_tiles",
     "compare_curves",
     "decoding_modes_figure",
     "embedding_lookup_figure",
     "head_columns_figure",
+    "kv_groups_figure",
     "launch_grid_figure",
     "layer_masks_figure",
     "line_plot",

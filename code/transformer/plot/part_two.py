@@ -1,0 +1,175 @@
+"""Figures of the modern decoder: shared key/value heads, the cache, the ablation.
+
+Three figures for the modern-decoder chapter: which key/value head each
+query head of grouped-query attention reads, how a preallocated KV cache
+fills one position per generated token, and what each of Part II's changes
+bought when the character language model was trained with it. Each takes
+numbers computed on the page from the package's own modules.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import torch
+from matplotlib.axes import Axes
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+PALETTE = (
+    "#2b6cb0", "#dd6b20", "#38a169", "#805ad5", "#d53f8c", "#319795", "#b7791f",
+    "#4a5568",
+)  # fmt: skip
+"""Colours of the variants and of the key/value heads, in order."""
+CACHE_COLORS = ("#f0f0f0", "#90b4de", "#dd6b20")
+"""Colours of an empty slot, a slot held from before, and one written now."""
+
+
+def kv_groups_figure(groups: Mapping[str, torch.Tensor]) -> Figure:
+    """Draw, for each attention, which key/value head every query head reads.
+
+    Each panel puts the query heads in a row at the top and the key/value
+    heads in a row below, and joins each query head to the head it reads.
+    A key/value head and the query heads that read it share a colour.
+
+    Args:
+        groups: Panel title -> ``(h,)`` integer tensor whose entry ``i`` is
+            the key/value head that query head ``i`` reads.
+
+    Returns:
+        The figure, one panel per entry of ``groups``.
+
+    Raises:
+        ValueError: If ``groups`` is empty or a tensor is not 1-D.
+    """
+    if not groups or any(g.dim() != 1 for g in groups.values()):
+        raise ValueError("groups must map titles to 1-D tensors, at least one")
+    fig, axes = plt.subplots(1, len(groups), figsize=(3.2 * len(groups), 2.6))
+    axes = [axes] if len(groups) == 1 else list(axes)
+    for ax, (title, reads) in zip(axes, groups.items()):
+        reads = [int(j) for j in reads.tolist()]
+        h, n_kv = len(reads), max(reads) + 1
+        kv_x = [(j + 0.5) * h / n_kv - 0.5 for j in range(n_kv)]
+        for i, j in enumerate(reads):
+            colour = PALETTE[j % len(PALETTE)]
+            ax.plot([i, kv_x[j]], [1, 0], color=colour, lw=1.5, zorder=1)
+            ax.scatter([i], [1], s=180, marker="s", color=colour, zorder=2)
+            ax.text(i, 1.18, f"q{i}", ha="center", fontsize=8)
+        for j, x in enumerate(kv_x):
+            ax.scatter([x], [0], s=320, marker="o", color=PALETTE[j % len(PALETTE)],
+                       edgecolor="black", zorder=2)  # fmt: skip
+            ax.text(x, -0.3, f"kv{j}", ha="center", fontsize=8)
+        ax.set_xlim(-0.8, h - 0.2)
+        ax.set_ylim(-0.5, 1.4)
+        ax.set_xticks([])
+        ax.set_yticks([0, 1])
+        ax.set_yticklabels(["key/value\nheads", "query\nheads"])
+        ax.set_title(title, fontsize=10)
+        for side in ("top", "right", "bottom", "left"):
+            ax.spines[side].set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def cache_fill_plot(
+    states: torch.Tensor, *, row_labels: Sequence[str] = (), ax: Axes | None = None
+) -> Axes:
+    """Draw a KV cache's buffer after each call: empty, held, or just written.
+
+    Args:
+        states: ``(calls, room)`` integers, one row per call of the cache and
+            one column per position of its buffer: 0 for a position
+            allocated but empty, 1 for one held from an earlier call, 2 for
+            one written by this call.
+        row_labels: A label per row, e.g. ``"prompt"``, ``"token 1"``.
+        ax: Where to draw; a new figure if ``None``.
+
+    Returns:
+        The ``Axes`` drawn on.
+
+    Raises:
+        ValueError: If ``states`` is not a matrix of values in 0, 1, 2.
+    """
+    if states.dim() != 2 or not bool(((states >= 0) & (states <= 2)).all()):
+        raise ValueError(
+            f"states must be a (calls, room) matrix of 0, 1 and 2, got shape "
+            f"{tuple(states.shape)} with values {sorted(set(states.unique().tolist()))}"
+        )
+    calls, room = states.shape
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 0.35 * calls + 1.4))
+    ax.imshow(states.numpy(), cmap=ListedColormap(CACHE_COLORS), vmin=0, vmax=2,
+              aspect="auto", interpolation="nearest")  # fmt: skip
+    ax.set_xticks(range(0, room, max(1, room // 8)))
+    ax.set_yticks(range(calls))
+    if row_labels:
+        ax.set_yticklabels(list(row_labels))
+    ax.set_xticks([x - 0.5 for x in range(1, room)], minor=True)
+    ax.set_yticks([y - 0.5 for y in range(1, calls)], minor=True)
+    ax.grid(which="minor", color="white", linewidth=0.8)
+    ax.tick_params(which="minor", length=0)
+    ax.set_xlabel("position in the cache's buffer")
+    ax.set_ylabel("call of the cache")
+    names = ("allocated, empty", "held from before", "written by this call")
+    ax.legend(
+        handles=[Patch(color=c, label=n) for c, n in zip(CACHE_COLORS, names)],
+        loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=3, fontsize=8,
+    )  # fmt: skip
+    return ax
+
+
+def ablation_figure(
+    bpc: Mapping[str, Sequence[float]],
+    time_ratio: Mapping[str, float],
+    *,
+    baseline: str = "2017",
+) -> Figure:
+    """Draw each variant's bits per character, one dot per seed, and its step time.
+
+    Left: every seed's bits per character as a dot and their mean as a bar
+    mark, with a dashed line at the baseline's mean. Right: each variant's
+    time per training step divided by the baseline's.
+
+    Args:
+        bpc: Variant -> its bits per character, one per seed.
+        time_ratio: Variant -> its time per step over the baseline's.
+        baseline: The variant the others are compared with.
+
+    Returns:
+        The figure, with two panels.
+
+    Raises:
+        ValueError: If ``baseline`` is missing or the two mappings name
+            different variants.
+    """
+    if baseline not in bpc or set(bpc) != set(time_ratio):
+        raise ValueError(
+            f"bpc and time_ratio must name the same variants, {baseline!r} among "
+            f"them; got {sorted(bpc)} and {sorted(time_ratio)}"
+        )
+    names = list(bpc)
+    rows = range(len(names))
+    fig, (left, right) = plt.subplots(
+        1, 2, figsize=(8.4, 0.45 * len(names) + 1.6), sharey=True,
+        gridspec_kw={"width_ratios": [3, 2]},
+    )  # fmt: skip
+    for row, name in zip(rows, names):
+        colour = PALETTE[row % len(PALETTE)]
+        left.scatter(bpc[name], [row] * len(bpc[name]), color=colour, s=24, zorder=2)
+        left.plot([statistics.fmean(bpc[name])] * 2, [row - 0.3, row + 0.3],
+                  color=colour, lw=2)  # fmt: skip
+        right.barh(row, time_ratio[name], color=colour, height=0.6)
+    left.axvline(statistics.fmean(bpc[baseline]), color="grey", ls="--", lw=1)
+    right.axvline(1.0, color="grey", ls="--", lw=1)
+    left.set_yticks(list(rows))
+    left.set_yticklabels(names)
+    left.invert_yaxis()
+    left.set_xlabel("held-out bits per character (lower is better)")
+    right.set_xlabel(f"time per step / {baseline}'s")
+    left.set_title("Dots: seeds; bar: their mean", fontsize=10)
+    right.set_title("Time per training step", fontsize=10)
+    fig.tight_layout()
+    return fig

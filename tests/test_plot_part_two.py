@@ -1,0 +1,67 @@
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from transformer.plot import (  # noqa: E402
+    ablation_figure,
+    cache_fill_plot,
+    kv_groups_figure,
+)
+from transformer.plot.part_two import CACHE_COLORS, PALETTE  # noqa: E402
+
+
+def test_kv_groups_figure_joins_each_query_head_to_the_kv_head_it_reads():
+    fig = kv_groups_figure({"grouped": torch.tensor([0, 0, 1, 1])})
+    (ax,) = fig.axes
+    assert ax.get_title() == "grouped"
+    lines = ax.get_lines()
+    assert len(lines) == 4  # one per query head
+    # query head 3 (top, x=3) goes down to kv head 1, drawn at x = 2.5
+    assert list(lines[3].get_xdata()) == [3, 2.5]
+    assert list(lines[3].get_ydata()) == [1, 0]
+    assert lines[0].get_color() == PALETTE[0] and lines[2].get_color() == PALETTE[1]
+    labels = [t.get_text() for t in ax.texts]
+    assert labels.count("kv0") == 1 and "kv1" in labels and "q3" in labels
+    plt.close(fig)
+
+
+def test_kv_groups_figure_draws_one_panel_per_attention():
+    fig = kv_groups_figure({"a": torch.arange(4), "b": torch.zeros(4, dtype=int)})
+    assert [ax.get_title() for ax in fig.axes] == ["a", "b"]
+    plt.close(fig)
+    with pytest.raises(ValueError):
+        kv_groups_figure({"bad": torch.zeros(2, 2)})
+
+
+def test_cache_fill_plot_shows_the_states_with_their_colours_and_labels():
+    states = torch.tensor([[2, 2, 0, 0], [1, 1, 2, 0]])
+    ax = cache_fill_plot(states, row_labels=["prompt", "token 1"])
+    (image,) = ax.get_images()
+    assert image.get_array().tolist() == states.tolist()
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["prompt", "token 1"]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["allocated, empty", "held from before", "written by this call"]
+    assert len(CACHE_COLORS) == 3
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="0, 1 and 2"):
+        cache_fill_plot(torch.tensor([[3]]))
+
+
+def test_ablation_figure_plots_every_seed_and_the_time_ratios():
+    bpc = {"2017": [4.0, 4.1, 4.2], "RoPE": [3.8, 3.9, 3.7]}
+    fig = ablation_figure(bpc, {"2017": 1.0, "RoPE": 1.1})
+    left, right = fig.axes
+    dots = [list(c.get_offsets()[:, 0]) for c in left.collections]
+    assert dots == [pytest.approx(bpc["2017"]), pytest.approx(bpc["RoPE"])]
+    widths = [bar.get_width() for bar in right.patches]
+    assert widths == pytest.approx([1.0, 1.1])
+    assert [t.get_text() for t in left.get_yticklabels()] == ["2017", "RoPE"]
+    # the dashed line marks the 2017 mean
+    assert left.get_lines()[-1].get_xdata()[0] == pytest.approx(4.1)
+    plt.close(fig)
+    with pytest.raises(ValueError):
+        ablation_figure(bpc, {"2017": 1.0})
