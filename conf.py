@@ -137,6 +137,7 @@ notebook_repository_url = REPOSITORY_URL
 # -- API reference (autodoc + napoleon) -----------------------------------------
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
+autodoc_preserve_defaults = True  # signatures show defaults as written (sequence_loss, not <function ...>)
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 napoleon_use_rtype = False
