@@ -98,9 +98,9 @@ def qkv_one_token_figure(
     )
     i, name = position, tokens[position]
     _strip(axes[0], x[i], f"x_{i} ('{name}')\n(d_model = {x.shape[-1]})")
-    _strip(axes[1], q[i], f"q_{i} = W_Q x_{i}\n(d_k = {d_k})")
-    _strip(axes[2], k[i], f"k_{i} = W_K x_{i}")
-    _strip(axes[3], v[i], f"v_{i} = W_V x_{i}")
+    _strip(axes[1], q[i], f"q_{i} = x_{i} W_Q\n(d_k = {d_k})")
+    _strip(axes[2], k[i], f"k_{i} = x_{i} W_K")
+    _strip(axes[3], v[i], f"v_{i} = x_{i} W_V")
     for ax, row, title in [
         (axes[4], scores, f"scores q_{i}·k_j / √d_k"),
         (axes[5], weights[0], "weights a_j = softmax"),
