@@ -46,34 +46,6 @@ ALLOWED: dict[str, dict[str, str]] = {
     "attention_cost": {
         n: README for n in ["0.39", "0.016", "2.3", "0.97", "0.95", "1.08", "1.24"]
     },
-    "multihead": {
-        **{
-            n: README
-            for n in [
-                "929.7",
-                "831.4",
-                "833.1",
-                "641.4",
-                "859.0",
-                "673.0",
-                "902.7",
-                "678.1",
-                "1.08",
-                "1.24",
-                "1.03",
-                "1.23",
-                "1.25",
-                "0.97",
-                "0.95",
-                "57.4",
-                "55.1",
-                "18.8",
-                "15.1",
-                "0.89",
-                "1.33",
-            ]
-        },
-    },
     "modern_decoder": {
         "1.5": "3/2, the ratio of three matrices to two",
         "7B": "a model's name",
@@ -83,7 +55,6 @@ ALLOWED: dict[str, dict[str, str]] = {
     },
     "positional": {
         "1,999": "the last of the code's 2000 fitted positions",
-        "0.02": "the package's initialisation of a learned table",
         "47,000": "2π·10000^(62/64), the formula's longest wavelength, rounded",
     },
     "real_checkpoints": {"38.6": "50257 × 768, the sizes in the sentence, in millions"},
