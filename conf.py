@@ -137,7 +137,8 @@ notebook_repository_url = REPOSITORY_URL
 # -- API reference (autodoc + napoleon) -----------------------------------------
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
-autodoc_preserve_defaults = True  # signatures show defaults as written (sequence_loss, not <function ...>)
+# Signatures show defaults as written (sequence_loss, not <function ...>).
+autodoc_preserve_defaults = True
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 napoleon_use_rtype = False
