@@ -21,7 +21,7 @@ def test_embedding_lookup_figure_frames_the_looked_up_rows():
     embed = TokenEmbedding(6, 4)
     ids = [1, 5, 1]
     fig = embedding_lookup_figure(embed, ids, list("abcdef"))
-    table_ax, out_ax = fig.axes
+    table_ax, out_ax = fig.axes[:2]
     assert table_ax.images[0].get_array().shape == (6, 4)
     shown = torch.tensor(out_ax.images[0].get_array().data)
     torch.testing.assert_close(shown, embed(torch.tensor([ids]))[0].detach())
@@ -30,6 +30,19 @@ def test_embedding_lookup_figure_frames_the_looked_up_rows():
     labels = [t.get_text() for t in out_ax.get_yticklabels()]
     assert labels == ["position 0: b", "position 1: f", "position 2: b"]
     assert "(6, 4)" in table_ax.get_title() and "(3, 4)" in out_ax.get_title()
+    plt.close("all")
+
+
+def test_embedding_lookup_figure_shares_one_colour_scale():
+    torch.manual_seed(0)
+    embed = TokenEmbedding(6, 4)
+    fig = embedding_lookup_figure(embed, [1, 5, 1], list("abcdef"))
+    table_ax, out_ax = fig.axes[:2]
+    assert table_ax.images[0].get_clim() == out_ax.images[0].get_clim()
+    low, high = out_ax.images[0].get_clim()
+    looked_up = embed(torch.tensor([[1, 5, 1]]))[0].detach()
+    assert high == -low == pytest.approx(looked_up.abs().max().item())
+    assert len(fig.axes) == 3  # the two panels and their one colour bar
     plt.close("all")
 
 

@@ -26,12 +26,20 @@ HIGHLIGHT = "#d62728"
 
 
 def _cells(
-    ax: Axes, values: torch.Tensor, title: str, *, vmin: float | None = None
+    ax: Axes,
+    values: torch.Tensor,
+    title: str,
+    *,
+    vmin: float | None = None,
+    limit: float | None = None,
 ) -> None:
-    """Draw a matrix with square cells, symmetric around 0 unless ``vmin`` is given."""
+    """Draw a matrix with square cells, in ``[-limit, limit]`` unless ``vmin`` is given.
+
+    Without ``limit`` the scale is symmetric around 0 and fits ``values``.
+    """
     data = values.detach().float().cpu().numpy()
     if vmin is None:
-        limit = float(abs(data).max()) or 1.0
+        limit = limit or float(abs(data).max()) or 1.0
         ax.imshow(data, cmap=CMAP, vmin=-limit, vmax=limit, aspect="equal")
     else:
         ax.imshow(data, cmap="viridis", vmin=vmin, vmax=1.0, aspect="equal")
@@ -50,8 +58,8 @@ def embedding_lookup_figure(
     Left, the whole table ``embed.weight``, one row per vocabulary entry,
     with the rows of ``ids`` framed. Right, the output of ``embed`` on
     ``ids``, one row per position, labelled on the right, with an arrow from
-    each framed row to the output row it becomes. Each panel has its own
-    colour scale, so a row and its scaled copy have the same colours.
+    each framed row to the output row it becomes. Both panels share one
+    colour scale, shown by a colour bar, so the scaled rows look stronger.
 
     Args:
         embed: The embedding to look up in.
@@ -59,7 +67,8 @@ def embedding_lookup_figure(
         tokens: One label per vocabulary entry, ``V`` in all.
 
     Returns:
-        The figure, with two axes: the table and the looked-up vectors.
+        The figure, with three axes: the table, the looked-up vectors and
+        their shared colour bar.
 
     Shape:
         - embed.weight: ``(V, d_model)``
@@ -77,12 +86,18 @@ def embedding_lookup_figure(
     fig, (table_ax, out_ax) = plt.subplots(
         1, 2, figsize=(8.4, 0.26 * V + 1.6), gridspec_kw={"wspace": 0.9}
     )
-    _cells(table_ax, embed.weight, f"table E: (V, d_model) = ({V}, {d_model})")
+    limit = float(max(embed.weight.abs().max(), looked_up.abs().max())) or 1.0
+    _cells(
+        table_ax,
+        embed.weight,
+        f"table E: (V, d_model) = ({V}, {d_model})",
+        limit=limit,
+    )
     table_ax.set_yticks(range(V), [f"{i} {t}" for i, t in enumerate(tokens)])
     table_ax.tick_params(axis="y", labelsize=8)
     n = len(ids)
     title = f"embed(ids) = √{d_model} · E[ids]: ({n}, {d_model})"
-    _cells(out_ax, looked_up, title)
+    _cells(out_ax, looked_up, title, limit=limit)
     out_ax.set_yticks(
         range(n), [f"position {p}: {tokens[i]}" for p, i in enumerate(ids)]
     )
@@ -103,6 +118,9 @@ def embedding_lookup_figure(
                 lw=1.0,
             )
         )
+    fig.colorbar(
+        out_ax.images[0], ax=[table_ax, out_ax], location="bottom", shrink=0.5
+    ).set_label("entry value (one scale for both panels)", fontsize=8)
     fig.suptitle("Each id selects one row of the table", fontsize=11)
     return fig
 
