@@ -218,6 +218,14 @@ def test_listing_shows_no_long_docstring(listing):
         )
 
 
+@pytest.mark.parametrize("listing", LISTINGS, ids=str)
+def test_listing_starts_at_the_left_margin(listing):
+    # A method keeps its class's indentation unless the listing dedents it.
+    text, _ = shown(listing)
+    first = next(line for line in text.splitlines() if line.strip())
+    assert first == first.lstrip(), f"{listing}: add :dedent: to the listing"
+
+
 @pytest.mark.parametrize(
     "listing", [x for x in LISTINGS if x.page in PART_ONE], ids=str
 )
