@@ -57,7 +57,6 @@ ALLOWED: dict[str, dict[str, str]] = {
         "1,999": "the last of the code's 2000 fitted positions",
         "47,000": "2π·10000^(62/64), the formula's longest wavelength, rounded",
     },
-    "real_checkpoints": {"38.6": "50257 × 768, the sizes in the sentence, in millions"},
     "training": {
         "0.0025": "half the peak of 0.005: the inverse square root at 4× the step"
     },
