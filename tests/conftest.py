@@ -50,6 +50,9 @@ def _seeded():
     torch.manual_seed(0)
     torch.set_num_threads(1)
     yield
+    # a test that drew figures leaves none open for the next one
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")
 
 
 @pytest.fixture(scope="session")

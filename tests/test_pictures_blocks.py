@@ -5,7 +5,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt
 import pytest
 import torch
 
@@ -18,12 +17,6 @@ from transformer import (
     record_attention,
 )
 from transformer.plot.pictures_blocks import layer_masks_figure, norm_placement_figure
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 def _labels_bottom_up(ax):

@@ -7,19 +7,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from transformer import MultiHeadAttention, SinusoidalPositionalEncoding  # noqa: E402
 from transformer.plot import head_columns_figure, sinusoid_circle_figure  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 def _drawn(ax) -> np.ndarray:

@@ -5,7 +5,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt
 import pytest
 import torch
 
@@ -16,13 +15,6 @@ from transformer.plot.pictures_sampling import (
     sampling_cuts,
     token_label,
 )
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
 
 PROBS = torch.tensor([0.05, 0.40, 0.02, 0.25, 0.15, 0.08, 0.05])
 

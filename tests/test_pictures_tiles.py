@@ -5,7 +5,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt
 import pytest
 import torch
 
@@ -18,12 +17,6 @@ from transformer.plot.pictures_tiles import (
     launch_grid_figure,
     tile_grid,
 )
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 def test_causal_tiles_of_a_square_mask_are_full_below_partial_on_skipped_above():

@@ -5,7 +5,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt
 import pytest
 from matplotlib.colors import to_hex
 from matplotlib.patches import Rectangle
@@ -20,12 +19,6 @@ from transformer.plot.pictures_training import (
     decoding_modes_figure,
     lm_layouts_figure,
 )
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 def _cells(ax):

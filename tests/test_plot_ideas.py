@@ -7,8 +7,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt
-import pytest
 import torch
 from matplotlib.figure import Figure
 
@@ -18,12 +16,6 @@ from transformer.plot.ideas import (
     qkv_one_token_figure,
     split_heads_trace,
 )
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 def test_qkv_one_token_figure_draws_vector_projections_scores_weights_output():
