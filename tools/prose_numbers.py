@@ -51,7 +51,6 @@ ALLOWED: dict[str, dict[str, str]] = {
         "7B": "a model's name",
         "70B": "a model's name",
         "32,000": "LLaMA's vocabulary, quoted from its paper",
-        "6.0": README,
     },
     "positional": {
         "1,999": "the last of the code's 2000 fitted positions",
