@@ -9,6 +9,7 @@ module, :mod:`transformer.plot.diagram`. Each ``pictures_*`` module draws the
 new pictures of a group of chapters: ``pictures_early`` (an embedding lookup,
 attention's shapes), ``pictures_heads`` (heads as blocks of columns, positions
 on a circle), ``pictures_blocks`` (norm placement, a layer's masks),
+``pictures_layers`` (the two stacks unrolled),
 ``pictures_training`` (decoding modes, language-model layouts),
 ``pictures_tiles`` (tiles of a causal mask, a kernel's launch grid) and
 ``pictures_sampling`` (top-k and top-p cuts); ``part_two`` draws the modern
@@ -21,6 +22,7 @@ from .part_two import ablation_figure, cache_fill_plot, kv_groups_figure
 from .pictures_blocks import layer_masks_figure, norm_placement_figure
 from .pictures_early import attention_shapes_figure, embedding_lookup_figure
 from .pictures_heads import head_columns_figure, sinusoid_circle_figure
+from .pictures_layers import stacks_figure
 from .pictures_sampling import sampling_cut_plot, sampling_cuts
 from .pictures_tiles import causal_tiles, launch_grid_figure, tile_grid
 from .pictures_training import decoding_modes_figure, lm_layouts_figure
@@ -51,6 +53,7 @@ __all__ = [
     "sampling_cut_plot",
     "sampling_cuts",
     "sinusoid_circle_figure",
+    "stacks_figure",
     "tile_grid",
     "training_curves",
     "use_book_style",
