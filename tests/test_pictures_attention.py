@@ -20,7 +20,9 @@ def test_soft_lookup_figure_draws_the_scores_weights_and_output():
     ax_s, ax_w, ax_v = fig.axes[:3]
     out, w = scaled_dot_product_attention(q[None], k, v)
     scores = [p.get_height() for p in ax_s.patches]
-    torch.testing.assert_close(torch.tensor(scores, dtype=torch.float32), k @ q / math.sqrt(8))
+    torch.testing.assert_close(
+        torch.tensor(scores, dtype=torch.float32), k @ q / math.sqrt(8)
+    )
     weights = [p.get_height() for p in ax_w.patches]
     torch.testing.assert_close(torch.tensor(weights, dtype=torch.float32), w[0])
     mix = torch.tensor(ax_v.images[0].get_array().data)
