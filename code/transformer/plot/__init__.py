@@ -6,7 +6,8 @@ on. Figures have an opaque white background so they stay readable in the
 site's dark mode. The heatmaps are in ``transformer.plot.heatmaps``, the
 curves in ``transformer.plot.curves``; the architecture diagram has its own
 module, :mod:`transformer.plot.diagram`. Each ``pictures_*`` module draws the
-new pictures of a group of chapters: ``pictures_early`` (an embedding lookup,
+new pictures of a group of chapters: ``pictures_attention`` (one soft
+lookup, a mask in four conventions), ``pictures_early`` (an embedding lookup,
 attention's shapes), ``pictures_heads`` (heads as blocks of columns, positions
 on a circle), ``pictures_blocks`` (norm placement, a layer's masks),
 ``pictures_layers`` (the two stacks unrolled),
@@ -19,6 +20,7 @@ decoder's (kv-head groups, the cache filling, the experiment).
 from .curves import compare_curves, line_plot, position_accuracy_plot, training_curves
 from .heatmaps import attention_grid, attention_heatmap, mask_heatmap, matrix_heatmap
 from .part_two import ablation_figure, cache_fill_plot, kv_groups_figure
+from .pictures_attention import mask_conventions_figure, soft_lookup_figure
 from .pictures_blocks import layer_masks_figure, norm_placement_figure
 from .pictures_early import attention_shapes_figure, embedding_lookup_figure
 from .pictures_heads import head_columns_figure, sinusoid_circle_figure
@@ -46,6 +48,7 @@ __all__ = [
     "layer_masks_figure",
     "line_plot",
     "lm_layouts_figure",
+    "mask_conventions_figure",
     "mask_heatmap",
     "matrix_heatmap",
     "norm_placement_figure",
@@ -53,6 +56,7 @@ __all__ = [
     "sampling_cut_plot",
     "sampling_cuts",
     "sinusoid_circle_figure",
+    "soft_lookup_figure",
     "stacks_figure",
     "tile_grid",
     "training_curves",
