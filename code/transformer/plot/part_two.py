@@ -1,9 +1,10 @@
-"""Figures of the modern decoder: shared key/value heads, the cache, the ablation.
+"""Figures of Part II: shared key/value heads, the cache, the ablation.
 
-Three figures for the modern-decoder chapter: which key/value head each
-query head of grouped-query attention reads, how a preallocated KV cache
-fills one position per generated token, and what each of Part II's changes
-bought when the character language model was trained with it. Each takes
+Two figures for the modern-decoder chapter, which key/value head each
+query head of grouped-query attention reads and how a preallocated KV cache
+fills one position per generated token, and one for the language-model
+chapter: what each of Part II's changes bought when the character language
+model was trained with it. Each takes
 numbers computed on the page from the package's own modules.
 """
 
