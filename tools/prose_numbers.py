@@ -43,9 +43,6 @@ ROOT = Path(__file__).resolve().parent.parent
 # constants. Chapter -> {number as typed: why}.
 README = "quoted from benchmarks/README.md, one recorded run"
 ALLOWED: dict[str, dict[str, str]] = {
-    "attention_cost": {
-        n: README for n in ["0.39", "0.016", "2.3", "0.97", "0.95", "1.08", "1.24"]
-    },
     "layers": {"65M": "the paper's count of its base model, quoted from its Table 3"},
     "modern_decoder": {
         "1.5": "3/2, the ratio of three matrices to two",
