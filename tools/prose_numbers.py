@@ -50,6 +50,10 @@ ALLOWED: dict[str, dict[str, str]] = {
         "70B": "a model's name",
         "32,000": "LLaMA's vocabulary, quoted from its paper",
     },
+    "real_checkpoints": {
+        "3.1": "a model's name, LLaMA 3.1",
+        "3.2": "a model's name, LLaMA 3.2",
+    },
     "positional": {
         "1,999": "the last of the code's 2000 fitted positions",
         "47,000": "2π·10000^(62/64), the formula's longest wavelength, rounded",

@@ -12,7 +12,8 @@ attention's shapes), ``pictures_heads`` (heads as blocks of columns, positions
 on a circle), ``pictures_blocks`` (norm placement, a layer's masks),
 ``pictures_layers`` (the two stacks unrolled),
 ``pictures_training`` (decoding modes, language-model layouts),
-``pictures_tiles`` (tiles of a causal mask, a kernel's launch grid) and
+``pictures_tiles`` (tiles of a causal mask, a kernel's launch grid),
+``pictures_flash`` (bytes that three ways of attending move) and
 ``pictures_sampling`` (top-k and top-p cuts); ``part_two`` draws the modern
 decoder's (kv-head groups, the cache filling, the experiment).
 """
@@ -23,6 +24,7 @@ from .part_two import ablation_figure, cache_fill_plot, kv_groups_figure
 from .pictures_attention import mask_conventions_figure, soft_lookup_figure
 from .pictures_blocks import layer_masks_figure, norm_placement_figure
 from .pictures_early import attention_shapes_figure, embedding_lookup_figure
+from .pictures_flash import traffic_figure
 from .pictures_heads import head_columns_figure, sinusoid_circle_figure
 from .pictures_layers import stacks_figure
 from .pictures_sampling import sampling_cut_plot, sampling_cuts
@@ -59,6 +61,7 @@ __all__ = [
     "soft_lookup_figure",
     "stacks_figure",
     "tile_grid",
+    "traffic_figure",
     "training_curves",
     "use_book_style",
 ]
