@@ -41,7 +41,6 @@ ROOT = Path(__file__).resolve().parent.parent
 # Numbers typed in prose that are not measurements of this build: quoted from
 # elsewhere (the paper, benchmarks/README.md, another library's defaults), or
 # constants. Chapter -> {number as typed: why}.
-README = "quoted from benchmarks/README.md, one recorded run"
 ALLOWED: dict[str, dict[str, str]] = {
     "layers": {"65M": "the paper's count of its base model, quoted from its Table 3"},
     "modern_decoder": {
