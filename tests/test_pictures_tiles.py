@@ -68,6 +68,8 @@ def test_launch_grid_figure_labels_each_program_with_the_rows_it_wrote():
     fig = launch_grid_figure(ids, block_size=block)
     left, right = fig.axes
     assert left.get_title() == "The launch grid: 2 × 3 programs"
+    assert right.get_title() == "The rows each program wrote"
+    assert right.get_ylabel() == "row written (L = 20)"
     texts = {t.get_text() for t in right.texts}
     assert "(0, 2): rows 16-19" in texts
     assert "(1, 0): rows 0-7" in texts

@@ -191,8 +191,8 @@ def launch_grid_figure(program_ids: torch.Tensor, *, block_size: int) -> Figure:
     right.set_xticks(range(n_bh))
     right.set(
         xlabel="batch · head",
-        ylabel=f"row of q and of the output (L = {L})",
-        title="The rows each program reads and writes",
+        ylabel=f"row written (L = {L})",
+        title="The rows each program wrote",
     )
     fig.tight_layout()
     return fig
