@@ -126,7 +126,7 @@ def _backward_keys(
     start = 0
     if IS_CAUSAL:
         # Queries before the block's first key never see it: skipped.
-        start = k0 // BLOCK * BLOCK
+        start = k0
     # Every query head of the group shares these keys: their gradients add up.
     for bh in range(bkv * group, bkv * group + group):
         for q0 in range(start, L, BLOCK):
