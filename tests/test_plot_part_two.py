@@ -65,3 +65,36 @@ def test_ablation_figure_plots_every_seed_and_the_time_ratios():
     plt.close(fig)
     with pytest.raises(ValueError):
         ablation_figure(bpc, {"2017": 1.0})
+
+
+def test_modern_layer_figure_reads_the_modules_and_marks_what_differs():
+    from transformer import DecoderOnlyConfig, DecoderOnlyTransformer
+    from transformer.plot import modern_layer_figure
+    from transformer.plot.part_two import CHANGED_COLOR
+
+    sizes = dict(vocab_size=11, d_model=16, h=4, N=1, d_ff=32, max_len=8)
+    paper = DecoderOnlyTransformer(DecoderOnlyConfig(**sizes))
+    llama = DecoderOnlyTransformer(
+        DecoderOnlyConfig(
+            **sizes,
+            n_kv_heads=2,
+            norm_first=True,
+            norm="rms",
+            activation="swiglu",
+            positional="rope",
+        )
+    )
+    fig = modern_layer_figure({"paper": paper, "llama": llama})
+    (ax,) = fig.axes
+    texts = [t.get_text() for t in ax.texts]
+    assert "+ positions" in texts and "Self-attention + RoPE" in texts
+    assert "4 q heads, 2 kv heads" in texts and texts.count("RMSNorm") == 3
+    red = [
+        p
+        for p in ax.patches
+        if p.get_edgecolor()[:3] == matplotlib.colors.to_rgb(CHANGED_COLOR)
+    ]
+    # paper: positions, attention, 2 add & norms, ffn; llama: the 7 between
+    # the embedding and the output layer, which both models share
+    assert len(red) == 5 + 7
+    plt.close(fig)

@@ -20,7 +20,12 @@ decoder's (kv-head groups, the cache filling, the experiment).
 
 from .curves import compare_curves, line_plot, position_accuracy_plot, training_curves
 from .heatmaps import attention_grid, attention_heatmap, mask_heatmap, matrix_heatmap
-from .part_two import ablation_figure, cache_fill_plot, kv_groups_figure
+from .part_two import (
+    ablation_figure,
+    cache_fill_plot,
+    kv_groups_figure,
+    modern_layer_figure,
+)
 from .pictures_attention import mask_conventions_figure, soft_lookup_figure
 from .pictures_blocks import layer_masks_figure, norm_placement_figure
 from .pictures_early import attention_shapes_figure, embedding_lookup_figure
@@ -53,6 +58,7 @@ __all__ = [
     "mask_conventions_figure",
     "mask_heatmap",
     "matrix_heatmap",
+    "modern_layer_figure",
     "norm_placement_figure",
     "position_accuracy_plot",
     "sampling_cut_plot",

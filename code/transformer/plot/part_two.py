@@ -174,3 +174,88 @@ def ablation_figure(
     right.set_title("Time per training step", fontsize=10)
     fig.tight_layout()
     return fig
+
+
+CHANGED_COLOR = "#c0392b"
+"""Edge colour of a step that the other model does not have."""
+
+
+def _steps(model: torch.nn.Module) -> list[tuple[str, str, str]]:
+    """Return ``(text, package name, kind)`` of each step of a decoder, bottom up."""
+    layer = model.stack.layers[0]
+    attn, ffn = layer.self_attn, layer.feed_forward
+    norm = type(layer.add_norm1.norm).__name__
+    positional = type(model.positional).__name__
+    steps = [("Token embedding", type(model.embed).__name__, "embedding")]
+    if "Sinusoidal" in positional or "Learned" in positional:
+        steps.append(("+ positions", positional, "positional"))
+    rope = " + RoPE" if attn.rope is not None else ""
+    sublayers = [
+        (f"Self-attention{rope}", f"{attn.h} q heads, {attn.n_kv_heads} kv heads"),
+        (
+            f"Feed-forward, {getattr(ffn, 'activation_name', 'swiglu')}",
+            type(ffn).__name__,
+        ),
+    ]
+    kinds = ("attention", "feed_forward")
+    for (text, note), kind in zip(sublayers, kinds):
+        if layer.add_norm1.norm_first:
+            steps += [(norm, "pre-norm", "norm"), (text, note, kind)]
+            steps.append(("+ residual", "AddNorm", "positional"))
+        else:
+            steps += [(text, note, kind), (f"+ residual, {norm}", "AddNorm", "norm")]
+    if not isinstance(model.stack.norm, torch.nn.Identity):
+        steps.append((type(model.stack.norm).__name__, "final norm", "norm"))
+    return steps + [("Linear: one score per token", "out_proj", "output")]
+
+
+def modern_layer_figure(
+    models: Mapping[str, torch.nn.Module], *, title: str = ""
+) -> Figure:
+    """Draw decoder-only models side by side, step by step, from their modules.
+
+    Each column reads one model's modules: its embedding, its positions (if
+    added to the embeddings), one layer's sublayers and norms in the order
+    they run, the final norm and the output layer. A step whose text no
+    other column has gets a red edge: that is where the models differ.
+
+    Args:
+        models: The models by column title, e.g. ``{"2017": ..., "LLaMA-style": ...}``;
+            each a :class:`~transformer.models.decoder_only.DecoderOnlyTransformer`.
+        title: What the reader should look for.
+
+    Returns:
+        The figure, one axes with every column.
+    """
+    # deferred: the diagram module's helpers draw the boxes
+    from .diagram import _arrow, _block
+
+    columns = {name: _steps(model) for name, model in models.items()}
+    n_rows = max(map(len, columns.values()))
+    fig, ax = plt.subplots(figsize=(3.4 * len(columns), 0.6 + 0.62 * n_rows))
+    fig.subplots_adjust(left=0.0, right=1.0, bottom=0.0, top=0.93)
+    ax.set(xlim=(-0.1, 5.0 * len(columns) - 0.3), ylim=(-0.9, 1.1 * n_rows - 0.6))
+    ax.axis("off")
+    ax.set_title(title, fontsize=10)
+    for c, (name, steps) in enumerate(columns.items()):
+        x = 2.3 + 5.0 * c
+        others = {s[0] for n, o in columns.items() if n != name for s in o}
+        ax.text(x, -0.6, name, ha="center", va="center", fontsize=10, fontweight="bold")
+        for r, (text, note, kind) in enumerate(steps):
+            y = 1.1 * r
+            _block(ax, x, y, text, kind, note)
+            if text not in others:
+                ax.add_patch(
+                    plt.Rectangle(
+                        (x - 2.05, y - 0.45),
+                        4.1,
+                        0.9,
+                        fc="none",
+                        ec=CHANGED_COLOR,
+                        lw=2.2,
+                        zorder=4,
+                    )
+                )
+            if r:
+                _arrow(ax, [(x, y - 1.1 + 0.4), (x, y - 0.4)])
+    return fig
