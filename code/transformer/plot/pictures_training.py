@@ -46,8 +46,13 @@ def _cell(ax: Axes, x: float, y: float, text: str, face: str, **kw: object) -> N
             **kw,
         )
     )
-    size = 7 if len(text) <= 3 else 6
-    ax.text(x, y, text, ha="center", va="center", fontsize=size)
+    ax.text(x, y, text, ha="center", va="center", fontsize=_font_size(text))
+
+
+def _font_size(text: str) -> float:
+    """The font size of a cell's token: large enough to read when the page shrinks
+    the figure, small enough that a five-character token fits its cell."""
+    return 10 if len(text) <= 3 else 7.5
 
 
 def _finish(fig: Figure, title: str, handles: list[Patch], *, bottom: float) -> None:
@@ -130,7 +135,7 @@ def decoding_modes_figure(
     if not free_outputs:
         raise ValueError("free_outputs must hold at least one token, got none")
     steps = max(len(target), len(free_outputs))
-    fig, axes = plt.subplots(1, 2, figsize=(2.0 + 0.72 * steps, 1.2 + 0.32 * steps))
+    fig, axes = plt.subplots(1, 2, figsize=(2.0 + 0.9 * steps, 1.2 + 0.4 * steps))
     teacher = [[bos, *target[:t]] for t in range(len(target))]
     free = [[bos, *free_outputs[:t]] for t in range(len(free_outputs))]
     _steps_panel(
