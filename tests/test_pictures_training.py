@@ -96,3 +96,21 @@ def test_lm_layouts_figure_greys_the_pad_targets_and_keeps_the_others():
 def test_lm_layouts_figure_rejects_rows_of_different_lengths():
     with pytest.raises(ValueError, match="same length"):
         lm_layouts_figure({"bad": (["1", "2"], ["2"])})
+
+
+@pytest.mark.parametrize("which", ["decoding modes", "layouts"])
+def test_token_text_is_readable_and_fits_its_cell(which):
+    """Every token is at least 8 points and narrower than the cell around it."""
+    target = ["4", "1", "9", "8", "5", "3", "3", "5", "9", "<eos>"]
+    if which == "decoding modes":
+        fig = decoding_modes_figure(target, target, target)
+    else:
+        reads = ["<bos>", *target[:-1], "<eos>", *target[:-1]]
+        fig = lm_layouts_figure({"prompt": (reads, ["<pad>"] * 9 + target + ["<pad>"])})
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        boxes = [p for p in ax.patches if isinstance(p, Rectangle)]
+        for box, text in zip(boxes, ax.texts):
+            assert text.get_fontsize() >= 8
+            cell = box.get_window_extent(renderer)
+            assert text.get_window_extent(renderer).width < cell.width

@@ -33,8 +33,15 @@ SCORED = "#9cc3e6"
 """Fill of a target cell that the loss scores."""
 
 
-def _cell(ax: Axes, x: float, y: float, text: str, face: str, **kw: object) -> None:
-    """Draw one token as a labelled square cell centred on ``(x, y)``."""
+def _cell(
+    ax: Axes, x: float, y: float, text: str, face: str, long: float = 8, **kw: object
+) -> None:
+    """Draw one token as a labelled square cell centred on ``(x, y)``.
+
+    Tokens of up to three characters are written in 10 points, longer ones
+    (``<bos>``) in ``long`` points: large enough to read when the page shrinks
+    the figure, small enough to fit the cell.
+    """
     ax.add_patch(
         Rectangle(
             (x - 0.45, y - 0.4),
@@ -46,7 +53,7 @@ def _cell(ax: Axes, x: float, y: float, text: str, face: str, **kw: object) -> N
             **kw,
         )
     )
-    size = 7 if len(text) <= 3 else 6
+    size = 10 if len(text) <= 3 else long
     ax.text(x, y, text, ha="center", va="center", fontsize=size)
 
 
@@ -130,7 +137,7 @@ def decoding_modes_figure(
     if not free_outputs:
         raise ValueError("free_outputs must hold at least one token, got none")
     steps = max(len(target), len(free_outputs))
-    fig, axes = plt.subplots(1, 2, figsize=(2.0 + 0.72 * steps, 1.2 + 0.32 * steps))
+    fig, axes = plt.subplots(1, 2, figsize=(2.0 + steps, 1.2 + 0.4 * steps))
     teacher = [[bos, *target[:t]] for t in range(len(target))]
     free = [[bos, *free_outputs[:t]] for t in range(len(free_outputs))]
     _steps_panel(
@@ -203,7 +210,7 @@ def lm_layouts_figure(
     )
     for ax, (name, (reads, predicts)) in zip(axes[:, 0], layouts.items()):
         for j, (x, y) in enumerate(zip(reads, predicts)):
-            _cell(ax, j, 0, x, "white")
+            _cell(ax, j, 0, x, "white", long=9)
             scored = y != pad
             _cell(
                 ax,
@@ -211,6 +218,7 @@ def lm_layouts_figure(
                 1,
                 y,
                 SCORED if scored else NO_LOSS,
+                long=9,
                 hatch=None if scored else "///",
             )
         ax.set_xlim(-0.6, width - 0.4)
