@@ -1,8 +1,8 @@
-"""Teaching variants of multi-head attention, for the "Multi-head attention" chapter.
+"""Two other ways of writing multi-head attention, kept for experiments.
 
-The model never uses this module. It holds two other ways of writing
-:class:`~transformer.parts.multihead.MultiHeadAttention`, the package's fused
-version, so that the chapter can show all three computing the same thing:
+The model never uses this module, and no chapter shows it. It holds two other
+ways of writing :class:`~transformer.parts.multihead.MultiHeadAttention`, the
+package's fused version, for readers who want to compare them:
 
 * :class:`HeadwiseMultiHeadAttention` keeps one small :class:`AttentionHead`
   module per head, runs them one after the other and concatenates their
