@@ -27,7 +27,7 @@ def test_qkv_one_token_figure_draws_vector_projections_scores_weights_output():
     titles = [ax.get_title() for ax in fig.axes]
     assert len(titles) == 7
     for i, expected in enumerate(
-        ["x_1", "= x_1 W_Q", "= x_1 W_K", "= x_1 W_V", "scores", "softmax"]
+        ["x_1", "= x_1 W_Q", "= x_1 W_K", "= x_j W_V", "scores", "softmax"]
     ):
         assert expected in titles[i], (i, titles[i])
     assert "Σ_j a_j v_j" in titles[6]
@@ -39,6 +39,15 @@ def test_qkv_one_token_figure_draws_vector_projections_scores_weights_output():
         torch.tensor(scores, dtype=x.dtype), k @ q / math.sqrt(3), atol=1e-5
     )
     assert [t.get_text() for t in fig.axes[4].get_yticklabels()][1] == "k_1 'cat'"
+    # the values panel holds every token's value, one column per token
+    drawn = torch.tensor(fig.axes[3].images[0].get_array().data)
+    torch.testing.assert_close(drawn, (x @ w_v).T, check_dtype=False)
+    assert [t.get_text() for t in fig.axes[3].get_xticklabels()] == [
+        "v_0",
+        "v_1",
+        "v_2",
+        "v_3",
+    ]
 
 
 def test_split_heads_trace_ends_in_the_output_of_multihead_attention():

@@ -42,6 +42,24 @@ def _strip(
     ax.set_title(title, fontsize=9)
 
 
+def _columns(ax: Axes, values: torch.Tensor, title: str, labels: Sequence[str]) -> None:
+    """Draw the rows of ``values`` side by side as labelled columns, numbers in."""
+    grid = values.detach().T.numpy()
+    limit = float(abs(grid).max()) or 1.0
+    ax.imshow(grid, cmap=CMAP, vmin=-limit, vmax=limit, aspect="auto")
+    for (row, col), value in zip(
+        [(r, c) for r in range(grid.shape[0]) for c in range(grid.shape[1])],
+        grid.flatten(),
+    ):
+        colour = "white" if abs(value) > 0.6 * limit else "black"
+        ax.text(
+            col, row, f"{value:.2f}", ha="center", va="center", fontsize=7, color=colour
+        )
+    ax.set_xticks(range(len(labels)), labels, fontsize=8)
+    ax.set_yticks([])
+    ax.set_title(title, fontsize=9)
+
+
 def _matrix(
     ax: Axes, values: torch.Tensor, title: str, vmax: float | None = None
 ) -> None:
@@ -67,9 +85,10 @@ def qkv_one_token_figure(
 ) -> Figure:
     """Draw one head's attention for the token at ``position``, step by step.
 
-    From left to right: the token's vector ``x_i``; its three projections
-    ``q_i``, ``k_i``, ``v_i``; its row of scores against every key; the
-    softmax weights; and the output, the weighted sum of the values.
+    From left to right: the token's vector ``x_i``; its query ``q_i`` and
+    key ``k_i``; the values ``v_j`` of every token, one column each; its row
+    of scores against every key; the softmax weights; and the output, the
+    weighted sum of those values.
 
     Args:
         x: The sequence, one row per token.
@@ -94,13 +113,16 @@ def qkv_one_token_figure(
     scores = k @ q[position] / math.sqrt(d_k)
     out, weights = scaled_dot_product_attention(q[position : position + 1], k, v)
     fig, axes = plt.subplots(
-        1, 7, figsize=(12, 3.8), gridspec_kw={"width_ratios": [1, 1, 1, 1, 2.4, 2.4, 1]}
+        1,
+        7,
+        figsize=(13, 3.8),
+        gridspec_kw={"width_ratios": [1, 1, 1, 2.6, 2.4, 2.4, 1]},
     )
     i, name = position, tokens[position]
     _strip(axes[0], x[i], f"x_{i} ('{name}')\n(d_model = {x.shape[-1]})")
     _strip(axes[1], q[i], f"q_{i} = x_{i} W_Q\n(d_k = {d_k})")
     _strip(axes[2], k[i], f"k_{i} = x_{i} W_K")
-    _strip(axes[3], v[i], f"v_{i} = x_{i} W_V")
+    _columns(axes[3], v, "every value v_j = x_j W_V", [f"v_{j}" for j in range(len(v))])
     for ax, row, title in [
         (axes[4], scores, f"scores q_{i}·k_j / √d_k"),
         (axes[5], weights[0], "weights a_j = softmax"),
