@@ -51,20 +51,22 @@ def test_cache_fill_plot_shows_the_states_with_their_colours_and_labels():
         cache_fill_plot(torch.tensor([[3]]))
 
 
-def test_ablation_figure_plots_every_seed_and_the_time_ratios():
+def test_ablation_figure_plots_every_seed_and_the_baseline_spread():
     bpc = {"2017": [4.0, 4.1, 4.2], "RoPE": [3.8, 3.9, 3.7]}
-    fig = ablation_figure(bpc, {"2017": 1.0, "RoPE": 1.1})
-    left, right = fig.axes
-    dots = [list(c.get_offsets()[:, 0]) for c in left.collections]
+    fig = ablation_figure(bpc)
+    (ax,) = fig.axes
+    dots = [list(c.get_offsets()[:, 0]) for c in ax.collections]
     assert dots == [pytest.approx(bpc["2017"]), pytest.approx(bpc["RoPE"])]
-    widths = [bar.get_width() for bar in right.patches]
-    assert widths == pytest.approx([1.0, 1.1])
-    assert [t.get_text() for t in left.get_yticklabels()] == ["2017", "RoPE"]
-    # the dashed line marks the 2017 mean
-    assert left.get_lines()[-1].get_xdata()[0] == pytest.approx(4.1)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["2017", "RoPE"]
+    # the dashed line marks the 2017 mean, the grey band its seeds' range
+    assert ax.get_lines()[-1].get_xdata()[0] == pytest.approx(4.1)
+    (band,) = ax.patches
+    corners = band.get_path().transformed(band.get_patch_transform()).vertices
+    xs = [x for x, _ in corners]
+    assert (min(xs), max(xs)) == pytest.approx((4.0, 4.2))
     plt.close(fig)
     with pytest.raises(ValueError):
-        ablation_figure(bpc, {"2017": 1.0})
+        ablation_figure({"RoPE": [3.8]})
 
 
 def test_modern_layer_figure_reads_the_modules_and_marks_what_differs():

@@ -3,8 +3,8 @@
 Two figures for the modern-decoder chapter, which key/value head each
 query head of grouped-query attention reads and how a preallocated KV cache
 fills one position per generated token, and one for the language-model
-chapter: what each of Part II's changes bought when the character language
-model was trained with it. Each takes
+chapter: the bits per character that each of Part II's changes reached when
+the character language model was trained with it. Each takes
 numbers computed on the page from the package's own modules.
 """
 
@@ -123,55 +123,43 @@ def cache_fill_plot(
 
 
 def ablation_figure(
-    bpc: Mapping[str, Sequence[float]],
-    time_ratio: Mapping[str, float],
-    *,
-    baseline: str = "2017",
+    bpc: Mapping[str, Sequence[float]], *, baseline: str = "2017"
 ) -> Figure:
-    """Draw each variant's bits per character, one dot per seed, and its step time.
+    """Draw each variant's bits per character, one dot per seed, and their mean.
 
-    Left: every seed's bits per character as a dot and their mean as a bar
-    mark, with a dashed line at the baseline's mean. Right: each variant's
-    time per training step divided by the baseline's.
+    One row per variant: every seed's bits per character as a dot and their
+    mean as a bar mark. A dashed line marks the baseline's mean and a grey
+    band the range of the baseline's seeds, the spread that luck alone gives.
 
     Args:
         bpc: Variant -> its bits per character, one per seed.
-        time_ratio: Variant -> its time per step over the baseline's.
         baseline: The variant the others are compared with.
 
     Returns:
-        The figure, with two panels.
+        The figure, with one panel.
 
     Raises:
-        ValueError: If ``baseline`` is missing or the two mappings name
-            different variants.
+        ValueError: If ``baseline`` is missing.
     """
-    if baseline not in bpc or set(bpc) != set(time_ratio):
-        raise ValueError(
-            f"bpc and time_ratio must name the same variants, {baseline!r} among "
-            f"them; got {sorted(bpc)} and {sorted(time_ratio)}"
-        )
+    if baseline not in bpc:
+        raise ValueError(f"bpc must name {baseline!r}, got {sorted(bpc)}")
     names = list(bpc)
     rows = range(len(names))
-    fig, (left, right) = plt.subplots(
-        1, 2, figsize=(8.4, 0.45 * len(names) + 1.6), sharey=True,
-        gridspec_kw={"width_ratios": [3, 2]},
-    )  # fmt: skip
+    fig, ax = plt.subplots(figsize=(6.4, 0.45 * len(names) + 1.4))
+    ax.axvspan(min(bpc[baseline]), max(bpc[baseline]), color="0.9", zorder=0,
+               label=f"range of {baseline}'s seeds")  # fmt: skip
     for row, name in zip(rows, names):
         colour = PALETTE[row % len(PALETTE)]
-        left.scatter(bpc[name], [row] * len(bpc[name]), color=colour, s=24, zorder=2)
-        left.plot([statistics.fmean(bpc[name])] * 2, [row - 0.3, row + 0.3],
-                  color=colour, lw=2)  # fmt: skip
-        right.barh(row, time_ratio[name], color=colour, height=0.6)
-    left.axvline(statistics.fmean(bpc[baseline]), color="grey", ls="--", lw=1)
-    right.axvline(1.0, color="grey", ls="--", lw=1)
-    left.set_yticks(list(rows))
-    left.set_yticklabels(names)
-    left.invert_yaxis()
-    left.set_xlabel("held-out bits per character (lower is better)")
-    right.set_xlabel(f"time per step / {baseline}'s")
-    left.set_title("Dots: seeds; bar: their mean", fontsize=10)
-    right.set_title("Time per training step", fontsize=10)
+        ax.scatter(bpc[name], [row] * len(bpc[name]), color=colour, s=24, zorder=2)
+        ax.plot([statistics.fmean(bpc[name])] * 2, [row - 0.3, row + 0.3],
+                color=colour, lw=2)  # fmt: skip
+    ax.axvline(statistics.fmean(bpc[baseline]), color="grey", ls="--", lw=1)
+    ax.set_yticks(list(rows))
+    ax.set_yticklabels(names)
+    ax.invert_yaxis()
+    ax.set_xlabel("held-out bits per character (lower is better)")
+    ax.set_title("Dots: seeds; bar: their mean", fontsize=10)
+    ax.legend(loc="best", fontsize=8)
     fig.tight_layout()
     return fig
 
