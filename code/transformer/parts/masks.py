@@ -123,7 +123,7 @@ class CausalMask:
 
 
 CAUSAL = CausalMask()
-"""The one :class:`CausalMask`: a causal mask that is never built."""
+"""A causal mask that is never built: the one instance of :class:`CausalMask`."""
 
 
 def mask_tensor(
