@@ -4,6 +4,7 @@ the panels and shapes it promises, computed from the tensors it is given."""
 import math
 
 import matplotlib
+import pytest
 
 matplotlib.use("Agg")
 
@@ -81,3 +82,16 @@ def test_head_split_figure_writes_every_shape_on_the_figure():
         "head 1",
         "head 2",
     ]
+
+
+def test_head_split_figure_writes_every_attention_weight():
+    x = torch.randn(2, 5, 12)
+    ws = [torch.randn(12, 12) for _ in range(4)]
+    stages = split_heads_trace(x, *ws, h=3)
+    fig = head_split_figure(stages)
+    weight_axes = [ax for ax in fig.axes if len(ax.texts) == 25]
+    assert len(weight_axes) == 3
+    for head, ax in enumerate(weight_axes):
+        written = [float(t.get_text()) for t in ax.texts]
+        expected = stages["weights"][0, head].flatten().tolist()
+        assert written == pytest.approx(expected, abs=0.006)

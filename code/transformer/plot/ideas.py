@@ -14,6 +14,7 @@ import math
 from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
+import numpy as np
 import torch
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -195,7 +196,8 @@ def head_split_figure(stages: dict[str, torch.Tensor]) -> Figure:
 
     Columns, left to right: the input, its queries cut into ``h`` heads, each
     head's attention weights, each head's output, the heads concatenated, and
-    the output after ``W_O``. Each column's title carries its shape.
+    the output after ``W_O``. Each column's title carries its shape, and
+    every attention weight is written in its cell.
 
     Args:
         stages: What :func:`split_heads_trace` returns.
@@ -234,6 +236,18 @@ def head_split_figure(stages: dict[str, torch.Tensor]) -> Figure:
         for head in range(h):
             ax = fig.add_subplot(grid[head, column])
             _matrix(ax, stages[name][0, head], title if head == 0 else "", vmax)
+            if name == "weights":  # write each weight: a dark block says nothing
+                for (r, c), v in np.ndenumerate(stages[name][0, head].detach().numpy()):
+                    colour = "white" if v < 0.6 else "black"
+                    ax.text(
+                        c,
+                        r,
+                        f"{v:.2f}",
+                        ha="center",
+                        va="center",
+                        fontsize=6,
+                        color=colour,
+                    )
             if column == 1:
                 ax.set_ylabel(f"head {head}", fontsize=9)
             if head == 0:
