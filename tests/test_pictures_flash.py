@@ -19,6 +19,8 @@ def test_traffic_figure_draws_one_bar_per_method_and_length():
     assert ax.get_yscale() == "log"
     assert [t.get_text() for t in ax.get_xticklabels()] == ["L = 512", "L = 1024"]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["naive", "fused"]
+    labels = [t.get_text() for t in ax.texts]
+    assert labels == ["4.00", "16.00", "1.00", "3.00"]
 
 
 def test_traffic_figure_puts_the_groups_side_by_side():

@@ -23,8 +23,8 @@ def traffic_figure(
 ) -> Figure:
     """Draw grouped bars: for each length, the MiB each method moves.
 
-    Each bar is labelled with its value, so the picture can be read without
-    the table it comes from.
+    Each bar is labelled with its value, to two decimals, so the picture can
+    be read without the table it comes from.
 
     Args:
         lengths: The sequence lengths, one group of bars each.
@@ -53,7 +53,7 @@ def traffic_figure(
     width = 0.8 / len(mib)
     for n, (name, values) in enumerate(mib.items()):
         bars = ax.bar(x + (n - (len(mib) - 1) / 2) * width, values, width, label=name)
-        ax.bar_label(bars, labels=[f"{v:.3g}" for v in values], fontsize=8)
+        ax.bar_label(bars, labels=[f"{v:.2f}" for v in values], fontsize=8)
     ax.set_yscale("log")
     ax.set_xticks(x, [f"L = {L}" for L in lengths])
     ax.set(ylabel="MiB read and written", title=title)
