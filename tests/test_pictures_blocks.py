@@ -85,6 +85,9 @@ def test_layer_masks_figure_draws_each_mask_at_its_attention_shape():
     texts = " ".join(t.get_text() for t in fig.axes[0].texts)
     assert "mask (2, 1, 1, 5)" in texts and "mask (4, 4)" in texts
     assert "weights (2, 2, 4, 5)" in texts
+    # one residual skip per Add & Norm: two in the encoder, three in the decoder
+    skips = [p for p in fig.axes[0].patches if p.get_gid() == "residual"]
+    assert len(skips) == 5
 
 
 def test_layer_masks_figure_needs_recorded_weights():

@@ -195,7 +195,8 @@ def layer_masks_figure(
     recorded weights give the ``(B, h, L, S)`` shape that its mask is
     broadcast to. Beside each attention the mask of sequence ``seq`` is drawn
     as a grid of queries (rows) against keys (columns), blue where a query
-    may attend, with the mask's own shape and the weights' shape.
+    may attend, with the mask's own shape and the weights' shape. A line on
+    the left of each sublayer is its residual skip into the Add & Norm.
 
     Args:
         enc_layer: The encoder layer, after a recorded call with ``src_mask``.
@@ -224,7 +225,7 @@ def layer_masks_figure(
             )
     fig, ax = plt.subplots(figsize=(10.4, 5.6))
     fig.subplots_adjust(left=0.0, right=1.0, bottom=0.0, top=0.94)
-    ax.set(xlim=(0, 16.5), ylim=(-0.9, 7.5))
+    ax.set(xlim=(-0.4, 16.5), ylim=(-0.9, 7.5))
     ax.axis("off")
     ax.set_title(
         "Three attentions, three masks: padding, causal, padding of the memory",
@@ -232,19 +233,10 @@ def layer_masks_figure(
     )
     xe, xd = 2.2, 10.2
     rows = [0.6 + 1.25 * i for i in range(6)]
+    sub = ["Add & Norm", "feed-forward", "Add & Norm"]
     columns = [
-        (xe, ["encoder self-attention", "Add & Norm", "feed-forward", "Add & Norm"]),
-        (
-            xd,
-            [
-                "decoder self-attention",
-                "Add & Norm",
-                "cross-attention",
-                "Add & Norm",
-                "feed-forward",
-                "Add & Norm",
-            ],
-        ),
+        (xe, ["encoder self-attention", *sub]),
+        (xd, ["decoder self-attention", "Add & Norm", "cross-attention", *sub]),
     ]
     grids = {}
     for x, names in columns:
@@ -254,6 +246,10 @@ def layer_masks_figure(
             _block(ax, x, rows[i], name, kind.get(name, "attention"), note)
             if i:
                 _arrow(ax, [(x, rows[i - 1] + 0.4), (x, rows[i] - 0.4)])
+            if name == "Add & Norm":  # the residual skip around the sublayer below
+                y0, xs = rows[i - 1] - 0.625, x - 2.3
+                _arrow(ax, [(x, y0), (xs, y0), (xs, rows[i]), (x - 2.0, rows[i])])
+                ax.patches[-1].set_gid("residual")
             if name in attentions:
                 module, mask = attentions[name]
                 grids[name] = _mask_grid(
