@@ -123,7 +123,7 @@ class CausalMask:
 
 
 CAUSAL = CausalMask()
-"""A causal mask that is never built: the one instance of :class:`CausalMask`."""
+"""A causal mask that is never built, the one instance of ``CausalMask``."""
 
 
 def mask_tensor(
