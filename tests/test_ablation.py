@@ -87,13 +87,25 @@ def test_summarise_ablation_pairs_each_variant_with_the_baseline_of_its_seed():
     assert summary["2017"].gain == (0.0, 0.0)
 
 
+def two_seeds(**bpc):
+    """Runs for seeds 0 and 1: the 2017 model at 4.0, each named variant at bpc."""
+    runs = [AblationRun("2017", s, 1, 4.0, 1.0) for s in (0, 1)]
+    for name, pair in bpc.items():
+        runs += [AblationRun(name, s, 1, b, 1.0) for s, b in enumerate(pair)]
+    return runs
+
+
 def test_summarise_ablation_says_better_or_worse_only_when_every_seed_agrees():
-    runs = [AblationRun("2017", s, 1, 4.0, 1.0) for s in (0, 1)] + [
-        AblationRun("A", 0, 1, 3.9, 1.0), AblationRun("A", 1, 1, 3.8, 1.0),
-        AblationRun("B", 0, 1, 4.1, 1.0), AblationRun("B", 1, 1, 4.2, 1.0),
-    ]  # fmt: skip
-    summary = summarise_ablation(runs)
+    summary = summarise_ablation(two_seeds(A=(3.9, 3.8), B=(4.1, 4.2)))
     assert (summary["A"].verdict, summary["B"].verdict) == ("better", "worse")
+
+
+def test_a_change_is_clear_only_when_its_smallest_gain_beats_the_spread():
+    summary = summarise_ablation(two_seeds(A=(3.9, 3.8), M=(3.5, 4.5)))
+    # A gains 0.1 and 0.2: clear against 0.05, not against 0.15
+    assert summary["A"].clear(0.05) and not summary["A"].clear(0.15)
+    # M gains 0.5 and loses 0.5: mixed, so never clear
+    assert not summary["M"].clear(0.01)
 
 
 def test_summarise_ablation_needs_a_baseline_for_every_seed():

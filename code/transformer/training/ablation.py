@@ -11,10 +11,9 @@ sets each variant against the 2017 model trained with the same seed, and
 
 from __future__ import annotations
 
-import math
 import statistics
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import torch
@@ -24,6 +23,7 @@ from ..models.config import count_parameters
 from ..models.decoder_config import DecoderOnlyConfig
 from ..models.decoder_only import DecoderOnlyTransformer
 from .charlm import CharCorpus, bits_per_char, next_char_loss, train_lm
+from .timing import fastest_seconds
 from .train import train_step
 
 BASELINE = "2017"
@@ -182,6 +182,14 @@ class VariantSummary:
             return "worse"
         return "mixed"
 
+    def clear(self, spread: float) -> bool:
+        """Whether every seed agrees and its smallest gain, in size, beats ``spread``.
+
+        Args:
+            spread: The yardstick, e.g. the range of the 2017 model's seeds.
+        """
+        return self.verdict != "mixed" and min(abs(g) for g in self.gain) > spread
+
 
 def summarise_ablation(runs: Sequence[AblationRun]) -> dict[str, VariantSummary]:
     """Set each variant's runs against the 2017 runs of the same seeds.
@@ -248,14 +256,17 @@ def time_per_step(
     )
     models = {name: DecoderOnlyTransformer(config) for name, config in configs.items()}
     optimizers = {name: torch.optim.AdamW(m.parameters()) for name, m in models.items()}
-    fastest = dict.fromkeys(configs, math.inf)
-    for _ in range(rounds):
-        for name, model in models.items():
-            start = time.perf_counter()
+
+    def turn(name: str) -> Callable[[], None]:
+        def run() -> None:
             for _ in range(steps):
                 batch = LMBatch(x, None, y)
                 train_step(
-                    model, optimizers[name], batch, lr=1e-3, loss_fn=next_char_loss
-                )
-            fastest[name] = min(fastest[name], (time.perf_counter() - start) / steps)
-    return fastest
+                    models[name], optimizers[name], batch, lr=1e-3,
+                    loss_fn=next_char_loss,
+                )  # fmt: skip
+
+        return run
+
+    seconds = fastest_seconds({name: turn(name) for name in models}, rounds=rounds)
+    return {name: s / steps for name, s in seconds.items()}
