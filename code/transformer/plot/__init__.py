@@ -9,7 +9,8 @@ module, :mod:`transformer.plot.diagram`. Each ``pictures_*`` module draws the
 new pictures of a group of chapters: ``pictures_attention`` (one soft
 lookup, a mask in four conventions), ``pictures_early`` (an embedding lookup,
 attention's shapes), ``pictures_heads`` (heads as blocks of columns, positions
-on a circle), ``pictures_blocks`` (norm placement, a layer's masks),
+on a circle), ``pictures_mixing`` (W^O adding up the heads),
+``pictures_blocks`` (norm placement, a layer's masks),
 ``pictures_layers`` (the two stacks unrolled),
 ``pictures_training`` (decoding modes, language-model layouts),
 ``pictures_tiles`` (tiles of a causal mask, a kernel's launch grid),
@@ -32,6 +33,7 @@ from .pictures_early import attention_shapes_figure, embedding_lookup_figure
 from .pictures_flash import traffic_figure
 from .pictures_heads import head_columns_figure, sinusoid_circle_figure
 from .pictures_layers import stacks_figure
+from .pictures_mixing import head_mixing_figure
 from .pictures_sampling import sampling_cut_plot, sampling_cuts
 from .pictures_tiles import causal_tiles, launch_grid_figure, tile_grid
 from .pictures_training import decoding_modes_figure, lm_layouts_figure
@@ -50,6 +52,7 @@ __all__ = [
     "decoding_modes_figure",
     "embedding_lookup_figure",
     "head_columns_figure",
+    "head_mixing_figure",
     "kv_groups_figure",
     "launch_grid_figure",
     "layer_masks_figure",
