@@ -1,5 +1,5 @@
 """The pictures of the blocks (transformer.plot.pictures_blocks): where each norm
-sits is read from the modules, and each mask is drawn at its attention's shape."""
+sits is read from the modules, and each attention is labelled with its mask."""
 
 import matplotlib
 
@@ -16,7 +16,11 @@ from transformer import (
     padding_mask,
     record_attention,
 )
-from transformer.plot.pictures_blocks import layer_masks_figure, norm_placement_figure
+from transformer.plot.pictures_blocks import (
+    _mask_name,
+    layer_masks_figure,
+    norm_placement_figure,
+)
 
 
 def _labels_bottom_up(ax):
@@ -58,36 +62,38 @@ def test_norm_placement_figure_rejects_a_layer():
         norm_placement_figure([EncoderLayer(8, 2, 16)])
 
 
-def test_layer_masks_figure_draws_each_mask_at_its_attention_shape():
+def test_layer_masks_figure_names_each_attentions_mask_and_shapes():
     B, S, L, d_model = 2, 5, 4, 8
     enc, dec = EncoderLayer(d_model, 2, 16).eval(), DecoderLayer(d_model, 2, 16).eval()
     src_mask = padding_mask([5, 3], S)  # (B, 1, 1, S)
     with record_attention(enc), record_attention(dec):
         memory = enc(torch.randn(B, S, d_model), src_mask)
         dec(torch.randn(B, L, d_model), memory, causal_mask(L), src_mask)
-    fig, grids = layer_masks_figure(
-        enc,
-        dec,
-        src_mask=src_mask,
-        self_mask=causal_mask(L),
-        cross_mask=src_mask,
-        seq=1,
+    fig, labels = layer_masks_figure(
+        enc, dec, src_mask=src_mask, self_mask=causal_mask(L), cross_mask=src_mask
     )
-    assert grids["encoder self-attention"].shape == (S, S)
-    assert grids["decoder self-attention"].shape == (L, L)
-    assert grids["cross-attention"].shape == (L, S)
-    # sequence 1 has three real tokens: the last two keys are blocked in every row
-    assert grids["cross-attention"][:, 3:].any().item() is False
-    assert grids["cross-attention"][:, :3].all().item() is True
-    assert torch.equal(grids["decoder self-attention"], causal_mask(L))
-    images = [inset.images[0].get_array() for inset in fig.axes[0].child_axes]
-    assert [tuple(image.shape) for image in images] == [(S, S), (L, L), (L, S)]
-    texts = " ".join(t.get_text() for t in fig.axes[0].texts)
-    assert "mask (2, 1, 1, 5)" in texts and "mask (4, 4)" in texts
-    assert "weights (2, 2, 4, 5)" in texts
+    assert labels == {
+        "encoder self-attention": (
+            "padding mask\nmask (2, 1, 1, 5)\nweights (2, 2, 5, 5)"
+        ),
+        "decoder self-attention": "causal mask\nmask (4, 4)\nweights (2, 2, 4, 4)",
+        "cross-attention": "padding mask\nmask (2, 1, 1, 5)\nweights (2, 2, 4, 5)",
+    }
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert all(label in texts for label in labels.values())
+    assert "memory (2, 5, d_model): keys and values" in texts
+    # no mask grids: the masks themselves are drawn in the masking chapter
+    assert fig.axes[0].child_axes == []
     # one residual skip per Add & Norm: two in the encoder, three in the decoder
     skips = [p for p in fig.axes[0].patches if p.get_gid() == "residual"]
     assert len(skips) == 5
+
+
+def test_mask_name_tells_causal_from_padding():
+    assert _mask_name(None) == "no mask"
+    assert _mask_name(causal_mask(3)) == "causal mask"
+    assert _mask_name(padding_mask([2, 3], 3)) == "padding mask"
+    assert _mask_name(torch.ones(3, 3, dtype=torch.bool)) == "mask"
 
 
 def test_layer_masks_figure_needs_recorded_weights():

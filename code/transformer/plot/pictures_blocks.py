@@ -3,9 +3,9 @@
 :func:`norm_placement_figure` draws the Add & Norm blocks of real encoders,
 post-norm and pre-norm side by side, with the residual stream drawn thick so
 that the reader can count the norms on it. :func:`layer_masks_figure` draws one
-encoder layer and one decoder layer with, beside each attention, the mask it
-was given and the grid of query-key pairs that mask allows, read from the
-weights the attention recorded.
+encoder layer and one decoder layer with, beside each attention, which mask
+it was given and the shape of the weights that mask is broadcast to, read
+from the weights the attention recorded.
 """
 
 from __future__ import annotations
@@ -16,14 +16,12 @@ import matplotlib.pyplot as plt
 import torch
 import torch.nn as nn
 from matplotlib.axes import Axes
-from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
-from matplotlib.patches import Circle, Patch
+from matplotlib.patches import Circle
 
 from ..models.layers import DecoderLayer, EncoderLayer
 from ..models.stacks import Encoder
 from .diagram import _SHAPE_STYLE, _arrow, _block
-from .style import MASK_COLORS
 
 STREAM_COLOR = "#c0392b"
 """Colour of the residual stream in :func:`norm_placement_figure`."""
@@ -142,41 +140,25 @@ def norm_placement_figure(
     return fig
 
 
-def _mask_grid(
-    ax: Axes,
-    x: float,
-    y: float,
-    mask: torch.Tensor | None,
-    weights: torch.Tensor,
-    seq: int,
-    label: str,
-) -> torch.Tensor:
-    """Draw, left of ``(x, y)``, the mask as the query-key grid of sequence ``seq``."""
-    B, h, L, S = weights.shape
-    grid = (
-        torch.ones(L, S, dtype=torch.bool)
-        if mask is None
-        else torch.broadcast_to(mask, (B, h, L, S))[seq, 0]
-    )
-    cell = min(1.0 / L, 1.6 / S)
-    inset = ax.inset_axes(
-        [x, y - L * cell / 2, S * cell, L * cell], transform=ax.transData
-    )
-    inset.imshow(grid.int().numpy(), cmap=ListedColormap(MASK_COLORS), vmin=0, vmax=1)
-    inset.set_xticks([])
-    inset.set_yticks([])
-    inset.set_xlabel(f"{S} keys", fontsize=7, labelpad=1)
-    inset.set_ylabel(f"{L} queries", fontsize=7, labelpad=1)
-    shape = "None" if mask is None else str(tuple(mask.shape))
-    ax.text(
-        x + S * cell + 0.15,
-        y,
-        f"{label}\nmask {shape}\nweights {tuple(weights.shape)}",
-        ha="left",
-        va="center",
-        **_SHAPE_STYLE,
-    )
-    return grid
+def _mask_name(mask: torch.Tensor | None) -> str:
+    """Name a mask by its shape and values: causal, padding, none, or other.
+
+    Args:
+        mask: A boolean mask, ``True`` = may attend, or ``None``.
+
+    Returns:
+        ``"no mask"``, ``"causal mask"`` (a square lower-triangular grid, the
+        same for every sequence), ``"padding mask"`` (one row of keys per
+        sequence, shape ``(B, 1, 1, S)``) or ``"mask"``.
+    """
+    if mask is None:
+        return "no mask"
+    if mask.dim() == 2 and mask.shape[0] == mask.shape[1]:
+        if torch.equal(mask, torch.ones_like(mask).tril()):
+            return "causal mask"
+    if mask.dim() == 4 and mask.shape[1:3] == (1, 1):
+        return "padding mask"
+    return "mask"
 
 
 def layer_masks_figure(
@@ -186,17 +168,17 @@ def layer_masks_figure(
     src_mask: torch.Tensor | None,
     self_mask: torch.Tensor | None,
     cross_mask: torch.Tensor | None,
-    seq: int = 0,
-) -> tuple[Figure, dict[str, torch.Tensor]]:
-    """Draw an encoder layer and a decoder layer, each attention beside its mask.
+) -> tuple[Figure, dict[str, str]]:
+    """Draw an encoder layer and a decoder layer, each attention labelled with its mask.
 
     Call it after both layers have run inside
     :func:`~transformer.tools.record.record_attention`: every attention's
     recorded weights give the ``(B, h, L, S)`` shape that its mask is
-    broadcast to. Beside each attention the mask of sequence ``seq`` is drawn
-    as a grid of queries (rows) against keys (columns), blue where a query
-    may attend, with the mask's own shape and the weights' shape. A line on
-    the left of each sublayer is its residual skip into the Add & Norm.
+    broadcast to. Beside each attention the figure names the mask it was
+    given (causal, padding or none), the mask's own shape and the weights' shape.
+    A line on the left of each sublayer is its residual skip into the Add &
+    Norm, and an arrow carries the encoder's output, the memory, into the
+    decoder's cross-attention.
 
     Args:
         enc_layer: The encoder layer, after a recorded call with ``src_mask``.
@@ -204,10 +186,9 @@ def layer_masks_figure(
         src_mask: The encoder's mask, ``True`` = may attend, or ``None``.
         self_mask: The decoder's self-attention mask, ``True`` = may attend.
         cross_mask: The cross-attention's mask, ``True`` = may attend.
-        seq: Which sequence of the batch to draw.
 
     Returns:
-        The figure, and the three grids drawn, by attention name.
+        The figure, and the label drawn beside each attention, by its name.
 
     Raises:
         ValueError: If an attention has no recorded weights.
@@ -228,7 +209,7 @@ def layer_masks_figure(
     ax.set(xlim=(-0.4, 16.5), ylim=(-0.9, 7.5))
     ax.axis("off")
     ax.set_title(
-        "Three attentions, three masks: padding, causal, padding of the memory",
+        "Which mask goes into which attention, and the skip around every sublayer",
         fontsize=10,
     )
     xe, xd = 2.2, 10.2
@@ -238,12 +219,11 @@ def layer_masks_figure(
         (xe, ["encoder self-attention", *sub]),
         (xd, ["decoder self-attention", "Add & Norm", "cross-attention", *sub]),
     ]
-    grids = {}
+    labels = {}
     for x, names in columns:
         for i, name in enumerate(names):
             kind = {"Add & Norm": "norm", "feed-forward": "feed_forward"}
-            note = "masked" if name == "decoder self-attention" else ""
-            _block(ax, x, rows[i], name, kind.get(name, "attention"), note)
+            _block(ax, x, rows[i], name, kind.get(name, "attention"), "")
             if i:
                 _arrow(ax, [(x, rows[i - 1] + 0.4), (x, rows[i] - 0.4)])
             if name == "Add & Norm":  # the residual skip around the sublayer below
@@ -252,17 +232,20 @@ def layer_masks_figure(
                 ax.patches[-1].set_gid("residual")
             if name in attentions:
                 module, mask = attentions[name]
-                grids[name] = _mask_grid(
-                    ax,
-                    x + 2.25,
+                shape = "None" if mask is None else str(tuple(mask.shape))
+                weights = tuple(module.attn_weights.shape)
+                labels[name] = f"{_mask_name(mask)}\nmask {shape}\nweights {weights}"
+                ax.text(
+                    x + 2.2,
                     rows[i],
-                    mask,
-                    module.attn_weights,
-                    seq,
-                    f"sequence {seq}",
+                    labels[name],
+                    ha="left",
+                    va="center",
+                    **_SHAPE_STYLE,
                 )
-    B, S = enc_layer.self_attn.attn_weights.shape[0], grids["cross-attention"].shape[1]
-    L = grids["cross-attention"].shape[0]
+    weights = enc_layer.self_attn.attn_weights
+    B, S = weights.shape[0], weights.shape[-1]
+    L = dec_layer.cross_attn.attn_weights.shape[-2]
     for x, text in [
         (xe, f"source x ({B}, {S}, d_model)"),
         (xd, f"target y ({B}, {L}, d_model)"),
@@ -288,9 +271,4 @@ def layer_masks_figure(
         va="bottom",
         **_SHAPE_STYLE,
     )
-    handles = [
-        Patch(color=MASK_COLORS[1], label="True: the query may attend to the key"),
-        Patch(color=MASK_COLORS[0], label="False: blocked"),
-    ]
-    ax.legend(handles=handles, loc="upper left", fontsize=8.5)
-    return fig, grids
+    return fig, labels
