@@ -51,6 +51,17 @@ def test_cache_fill_plot_shows_the_states_with_their_colours_and_labels():
         cache_fill_plot(torch.tensor([[3]]))
 
 
+def test_cache_fill_plot_takes_its_own_names_and_axis_labels():
+    names = ("not yet", "cached", "new")
+    ax = cache_fill_plot(torch.tensor([[2, 0], [1, 2]]), names=names,
+                         xlabel="position", ylabel="step")  # fmt: skip
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == list(names)
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("position", "step")
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="3 states"):
+        cache_fill_plot(torch.tensor([[0]]), names=("a", "b"))
+
+
 def test_ablation_figure_plots_every_seed_and_the_baseline_spread():
     bpc = {"2017": [4.0, 4.1, 4.2], "RoPE": [3.8, 3.9, 3.7]}
     fig = ablation_figure(bpc)

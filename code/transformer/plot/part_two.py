@@ -76,7 +76,17 @@ def kv_groups_figure(groups: Mapping[str, torch.Tensor]) -> Figure:
 
 
 def cache_fill_plot(
-    states: torch.Tensor, *, row_labels: Sequence[str] = (), ax: Axes | None = None
+    states: torch.Tensor,
+    *,
+    row_labels: Sequence[str] = (),
+    ax: Axes | None = None,
+    names: Sequence[str] = (
+        "allocated, empty",
+        "held from before",
+        "written by this call",
+    ),
+    xlabel: str = "position in the cache's buffer",
+    ylabel: str = "call of the cache",
 ) -> Axes:
     """Draw a KV cache's buffer after each call: empty, held, or just written.
 
@@ -87,18 +97,24 @@ def cache_fill_plot(
             one written by this call.
         row_labels: A label per row, e.g. ``"prompt"``, ``"token 1"``.
         ax: Where to draw; a new figure if ``None``.
+        names: The legend's names of states 0, 1 and 2.
+        xlabel: Label of the position axis.
+        ylabel: Label of the call axis.
 
     Returns:
         The ``Axes`` drawn on.
 
     Raises:
-        ValueError: If ``states`` is not a matrix of values in 0, 1, 2.
+        ValueError: If ``states`` is not a matrix of values in 0, 1, 2, or
+            ``names`` does not name three states.
     """
     if states.dim() != 2 or not bool(((states >= 0) & (states <= 2)).all()):
         raise ValueError(
             f"states must be a (calls, room) matrix of 0, 1 and 2, got shape "
             f"{tuple(states.shape)} with values {sorted(set(states.unique().tolist()))}"
         )
+    if len(names) != 3:
+        raise ValueError(f"names must name the 3 states, got {list(names)}")
     calls, room = states.shape
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 0.35 * calls + 1.4))
@@ -112,9 +128,8 @@ def cache_fill_plot(
     ax.set_yticks([y - 0.5 for y in range(1, calls)], minor=True)
     ax.grid(which="minor", color="white", linewidth=0.8)
     ax.tick_params(which="minor", length=0)
-    ax.set_xlabel("position in the cache's buffer")
-    ax.set_ylabel("call of the cache")
-    names = ("allocated, empty", "held from before", "written by this call")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.legend(
         handles=[Patch(color=c, label=n) for c, n in zip(CACHE_COLORS, names)],
         loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=3, fontsize=8,
