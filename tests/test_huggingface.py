@@ -1,4 +1,6 @@
 import json
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -139,6 +141,23 @@ def test_load_pretrained_reads_a_save_pretrained_folder(make, tmp_path):
         assert relative_error(ours(x), hf(x).logits) < 1e-4
 
 
+def test_load_pretrained_needs_no_transformers(tmp_path):
+    gpt2(**GPT2_SIZES[0]).save_pretrained(tmp_path)
+    # A fresh interpreter in which importing transformers fails.
+    script = (
+        "import sys; sys.modules['transformers'] = None\n"
+        "import transformer\n"
+        f"model = transformer.load_pretrained({str(tmp_path)!r})\n"
+        "assert 'transformers' not in [m for m in sys.modules if sys.modules[m]]\n"
+        "print(type(model).__name__)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "DecoderOnlyTransformer"
+
+
 LLAMA_STYLE = dict(
     vocab_size=29, d_model=24, h=4, n_kv_heads=2, N=2, d_ff=40, max_len=32,
     dropout=0.0, norm_first=True, norm="rms", activation="swiglu", positional="rope",
@@ -211,11 +230,11 @@ def test_from_hf_refuses_a_state_with_tensors_it_does_not_understand():
         from_hf_state(hf.config.to_dict(), state)
 
 
-def test_from_hf_refusal_of_rope_scaling_shows_the_configs_own_rope_theta():
+def test_from_hf_refusal_of_rope_scaling_names_rope_parameters_and_its_theta():
     # transformers 5 keeps rope_theta inside rope_parameters; a scaled LLaMA 3
     # config must be refused with its own base, 500000, in the message.
     scaled = {"rope_type": "linear", "factor": 2.0, "rope_theta": 500000.0}
     model = llama(num_key_value_heads=2, rope_parameters=scaled)
     assert model.config.rope_parameters["rope_theta"] == 500000.0
-    with pytest.raises(ValueError, match=r"rope_scaling=.*'rope_theta': 500000\.0"):
+    with pytest.raises(ValueError, match=r"rope_parameters=.*'rope_theta': 500000\.0"):
         from_hf(model)

@@ -113,8 +113,9 @@ def _check_llama(c: Mapping[str, object]) -> None:
     rope = dict(c.get("rope_parameters") or {})
     kind = rope.get("rope_type", rope.get("type", "default"))
     if c.get("rope_scaling") or kind != "default":
-        scaling = c.get("rope_scaling") or rope
-        _refuse("rope_scaling", scaling, "its rotary angles are m * base^(-2i/d_k)")
+        # name the setting the config used: older configs, or transformers 5's
+        setting = "rope_scaling" if c.get("rope_scaling") else "rope_parameters"
+        _refuse(setting, c.get(setting), "its rotary angles are m * base^(-2i/d_k)")
     d, h = c["hidden_size"], c["num_attention_heads"]
     head_dim = c.get("head_dim") or d // h
     if head_dim * h != d:
