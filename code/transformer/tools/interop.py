@@ -53,9 +53,7 @@ def to_torch_mask(mask: torch.Tensor) -> torch.Tensor:
     ``(B * h, L, S)`` and a key-padding mask of shape ``(B, S)``, so a
     ``(B, 1, 1, S)`` padding mask from :func:`~transformer.parts.masks.padding_mask`
     becomes ``to_torch_mask(mask[:, 0, 0])``. A query that may attend to
-    nothing gets a zero output here; what PyTorch gives it depends on the
-    module and the version (the masking chapter shows
-    ``F.scaled_dot_product_attention`` on the version that built the book).
+    nothing gets zeros here; in PyTorch, NaN or zeros, by module and version.
 
     Args:
         mask: A boolean mask, ``True`` = may attend.
