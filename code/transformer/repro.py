@@ -1,8 +1,8 @@
 """Reproducible pages: seeds, thread count, and a note of what computed them.
 
-Every chapter starts with ``transformer.setup()``. It makes the numbers on
-the page the same on every build and every machine with the same torch
-version, and prints what produced them.
+Every chapter starts with ``transformer.setup()``. It makes two builds of a
+page on the same machine, with the same versions, print the same numbers,
+and prints what produced them.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ directly, and the functions that take tensors) is marked with ``@entry``
 and starts with one call to its check, a function marked with
 ``@contract``. When an entry calls another entry, as the model calls its
 layers, the inner check is skipped: the outer check already covered its
-inputs. :func:`set_checks` turns every check off, for the speed-up measured
-in ``benchmarks/README.md``, once a model is known to be called correctly.
+inputs. :func:`set_checks` turns every check off, to skip them once a model
+is known to be called correctly; ``benchmarks/README.md`` measures what they
+cost, which is little.
 """
 
 from __future__ import annotations

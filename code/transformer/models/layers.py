@@ -123,8 +123,9 @@ class DecoderLayer(nn.Module):
         h: Number of attention heads; must divide ``d_model``.
         d_ff: Hidden width of the feed-forward network.
         dropout: Dropout probability, in training only.
-        activation: The feed-forward network, by name: ``"relu"``, ``"gelu"``,
-            ``"swiglu"``.
+        activation: The feed-forward network, by name
+            (:data:`~transformer.models.choices.FEED_FORWARDS`): ``"relu"``
+            (the paper), ``"gelu"``, ``"gelu_tanh"``, ``"swiglu"``.
         norm_first: ``False`` for post-norm (the paper), ``True`` for pre-norm.
         eps: The norms' ``eps``.
         norm: The norm, by name: ``"layer"`` (the paper) or ``"rms"``.
@@ -183,8 +184,11 @@ class DecoderLayer(nn.Module):
             self_mask: Optional boolean mask over the target, ``True`` = may
                 attend, broadcastable to ``(B, h, L, L)``; usually
                 :func:`~transformer.parts.masks.causal_mask`, possibly combined
-                with target padding. ``None`` lets every position see every
-                other.
+                with target padding, or the
+                :data:`~transformer.parts.masks.CAUSAL` marker, which the
+                model passes when it is given no target mask (the type hint
+                names only a tensor or ``None``).
+                ``None`` lets every position see every other.
             cross_mask: Optional boolean mask over the source, ``True`` = may
                 attend, broadcastable to ``(B, h, L, S)``; usually the source's
                 ``(B, 1, 1, S)`` padding mask. It must be 4-D: give a ``(B, S)``

@@ -80,10 +80,11 @@ def fused_attention(
     """Compute what :func:`scaled_dot_product_attention` computes, in PyTorch's kernel.
 
     ``F.scaled_dot_product_attention`` fuses the scores, the softmax and the
-    weighted sum, and keeps no ``(L, S)`` weights. Its one difference is a
-    query whose mask row is all ``False``: PyTorch gives it NaN, the package
-    a zero output; here it gets zero too. The attention modules call this
-    after checking their inputs; it does not check them again.
+    weighted sum, and keeps no ``(L, S)`` weights. A query whose mask row is
+    all ``False`` gets a zero output here, as in the package's function;
+    what PyTorch gives such a row depends on its version (the masking
+    chapter shows the version that built the book). The attention modules
+    call this after checking their inputs; it does not check them again.
 
     :data:`~transformer.parts.masks.CAUSAL` reaches PyTorch as
     ``is_causal=True`` (``L == S``) or as no mask (``L == 1``), so that its

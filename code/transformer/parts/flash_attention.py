@@ -28,7 +28,7 @@ def flash_attention(
     is_causal: bool = False,
     block_size: int = 64,
 ) -> torch.Tensor:
-    """Compute softmax(Q Kᵀ / √d) V with FlashAttention's Triton kernels.
+    """Compute softmax(Q Kᵀ / √d_k) V with FlashAttention's Triton kernels.
 
     The forward kernel runs one program per batch entry, head and block of
     ``block_size`` queries, and walks over the keys ``block_size`` at a time

@@ -28,7 +28,8 @@ class RotaryEmbedding(nn.Module):
     Args:
         d_k: Width of one head's queries and keys; must be even.
         max_len: Number of positions the tables cover.
-        base: The wavelength scale (10000 in RoPE and LLaMA).
+        base: The wavelength scale; the RoPE paper and LLaMA 1 and 2 use
+            10000, LLaMA 3 uses 500000.
 
     Attributes:
         cos: Cosines of the angles, of shape ``(max_len, d_k / 2)``.

@@ -1,17 +1,20 @@
 """Figures for the book: one consistent, readable style for every chapter.
 
-Plotting lives here and never in the model modules. Every helper takes an
-optional ``ax`` so figures can be combined, and returns the ``Axes`` it drew
-on. Figures have an opaque white background so they stay readable in the
-site's dark mode. The heatmaps are in ``transformer.plot.heatmaps``, the
-curves in ``transformer.plot.curves``; the architecture diagram has its own
-module, :mod:`transformer.plot.diagram`. Each ``pictures_*`` module draws the
-new pictures of a group of chapters: ``pictures_attention`` (one soft
-lookup, a mask in four conventions), ``pictures_early`` (an embedding lookup,
-attention's shapes), ``pictures_heads`` (heads as blocks of columns, positions
-on a circle), ``pictures_mixing`` (W^O adding up the heads),
-``pictures_blocks`` (norm placement, a layer's masks),
-``pictures_layers`` (the two stacks unrolled),
+Plotting lives here and never in the model modules. A helper that draws one
+panel takes an optional ``ax`` so figures can be combined, and returns the
+``Axes`` it drew on; a helper that draws several panels makes its own figure
+and returns that ``Figure`` (:func:`training_curves` returns its ``Axes``,
+:func:`layer_masks_figure` the ``Figure`` with a label per mask). Each
+reference entry says what it returns. Figures have an opaque white background
+so they stay readable in the site's dark mode. The heatmaps are in
+``transformer.plot.heatmaps``, the curves in ``transformer.plot.curves``; the
+architecture diagram has its own module, :mod:`transformer.plot.diagram`. Each
+``pictures_*`` module draws the new pictures of a group of chapters:
+``pictures_attention`` (one soft lookup, a mask in four conventions),
+``pictures_early`` (an embedding lookup, attention's shapes),
+``pictures_heads`` (heads as blocks of columns, positions on a circle),
+``pictures_mixing`` (W^O adding up the heads), ``pictures_blocks`` (norm
+placement, a layer's masks), ``pictures_layers`` (the two stacks unrolled),
 ``pictures_training`` (decoding modes, language-model layouts),
 ``pictures_tiles`` (tiles of a causal mask, a kernel's launch grid),
 ``pictures_flash`` (bytes that three ways of attending move) and

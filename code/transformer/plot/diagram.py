@@ -76,14 +76,16 @@ def architecture_diagram(
     ax: Axes | None = None,
     title: str = "The Transformer: follow the arrows from token ids to probabilities",
 ) -> Axes:
-    """Draw the encoder-decoder Transformer as blocks, with the shape on every arrow.
+    """Draw the encoder-decoder Transformer as blocks, with the shapes between them.
 
     The encoder (left) and the decoder (right) each show one of their ``N``
-    identical layers. Every block names the package's module that computes
-    it, every arrow between blocks is labelled with the shape of the tensor
-    it carries, grey arrows are the residual connections, and the encoder's
-    output (the memory) enters each decoder layer's cross-attention as its
-    keys and values.
+    identical layers. Every block but the softmax names the package's module
+    that computes it (the output layer by its attribute, ``out_proj``). The
+    arrows into, out of and above the two layer boxes are labelled with the
+    shape of the tensor they carry; the arrows inside a box, where the shape
+    does not change, are not. Grey arrows are the residual connections, and
+    the encoder's output (the memory) enters each decoder layer's
+    cross-attention as its keys and values.
 
     Args:
         ax: Axes to draw on; a new 7.2 × 8.4 inch figure is made when ``None``.

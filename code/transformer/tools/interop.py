@@ -52,8 +52,8 @@ def to_torch_mask(mask: torch.Tensor) -> torch.Tensor:
     The shape is kept. PyTorch wants an ``attn_mask`` of shape ``(L, S)`` or
     ``(B * h, L, S)`` and a key-padding mask of shape ``(B, S)``, so a
     ``(B, 1, 1, S)`` padding mask from :func:`~transformer.parts.masks.padding_mask`
-    becomes ``to_torch_mask(mask[:, 0, 0])``. One behaviour differs: a query
-    that may attend to nothing gets a zero output here and NaN in PyTorch.
+    becomes ``to_torch_mask(mask[:, 0, 0])``. A query that may attend to
+    nothing gets zeros here; in PyTorch, NaN or zeros, by module and version.
 
     Args:
         mask: A boolean mask, ``True`` = may attend.
