@@ -34,9 +34,10 @@ class EncoderLayer(nn.Module):
         h: Number of attention heads; must divide ``d_model``.
         d_ff: Hidden width of the feed-forward network.
         dropout: Dropout probability, in training only.
-        activation: The feed-forward network, by name
-            (:data:`~transformer.models.choices.FEED_FORWARDS`): ``"relu"``
-            (the paper), ``"gelu"``, ``"gelu_tanh"``, ``"swiglu"``.
+        activation: The nonlinearity of the feed-forward network: ``"relu"``
+            (the paper), ``"gelu"`` or ``"gelu_tanh"``; ``"swiglu"`` builds
+            the gated network instead
+            (:data:`~transformer.models.choices.FEED_FORWARDS`).
         norm_first: ``False`` for post-norm (the paper), ``True`` for pre-norm.
         eps: The norms' ``eps``.
         norm: The norm, by name (:data:`~transformer.models.choices.NORMS`):
@@ -123,9 +124,10 @@ class DecoderLayer(nn.Module):
         h: Number of attention heads; must divide ``d_model``.
         d_ff: Hidden width of the feed-forward network.
         dropout: Dropout probability, in training only.
-        activation: The feed-forward network, by name
-            (:data:`~transformer.models.choices.FEED_FORWARDS`): ``"relu"``
-            (the paper), ``"gelu"``, ``"gelu_tanh"``, ``"swiglu"``.
+        activation: The nonlinearity of the feed-forward network: ``"relu"``
+            (the paper), ``"gelu"`` or ``"gelu_tanh"``; ``"swiglu"`` builds
+            the gated network instead
+            (:data:`~transformer.models.choices.FEED_FORWARDS`).
         norm_first: ``False`` for post-norm (the paper), ``True`` for pre-norm.
         eps: The norms' ``eps``.
         norm: The norm, by name: ``"layer"`` (the paper) or ``"rms"``.
