@@ -29,7 +29,9 @@ from .choices import FEED_FORWARDS, NORMS, POSITIONS
 class StackConfig:
     """The sizes that both models share: their layers, stacks and positions.
 
-    The defaults are the paper's base model. Every field is keyword-only.
+    The defaults are the paper's base model, except that the embeddings are
+    not shared unless asked (``base()`` shares them). Every field is
+    keyword-only.
 
     Attributes:
         d_model: Width of every token representation (512 in the paper).
@@ -125,7 +127,8 @@ class TransformerConfig(StackConfig):
     :class:`~transformer.models.encoder_decoder.Transformer`.
 
     The two vocabulary sizes come first; every field of :class:`StackConfig`
-    follows as a keyword argument, with the paper's base model as default.
+    follows as a keyword argument, with the paper's base model as default
+    (but unshared embeddings).
     :meth:`base` and :meth:`big` give the paper's two configurations by name.
 
     Attributes:

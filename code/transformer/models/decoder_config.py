@@ -34,8 +34,8 @@ class DecoderOnlyConfig(StackConfig):
         vocab_size: Vocabulary size ``V`` of the inputs and the output logits.
         n_kv_heads: Key and value heads of grouped-query attention; must
             divide ``h``. ``None`` means ``h``. With ``n_kv_heads`` set or
-            ``positional="rope"``, the layers use
-            :class:`~transformer.parts.gqa.GroupedQueryAttention` (no biases).
+            ``positional="rope"``, the layers' attention has no biases, as
+            LLaMA's; otherwise it keeps the paper's biases.
         scale_embeddings: Multiply the token embeddings by ``sqrt(d_model)``,
             as the paper does (``True``); GPT-2 and LLaMA do not.
         output_bias: Whether the output projection has a bias (``True``);
@@ -76,7 +76,7 @@ class DecoderOnlyConfig(StackConfig):
 
     @property
     def grouped(self) -> bool:
-        """Whether the layers use grouped-query attention (RoPE or fewer kv heads)."""
+        """Whether the attention is LLaMA-style, with no biases (RoPE or kv heads)."""
         return self.n_kv_heads is not None or self.positional == "rope"
 
     def _attention_parameters(self) -> int:

@@ -122,7 +122,8 @@ def head_mixing_figure(concat: torch.Tensor, w_o: torch.Tensor, h: int) -> Figur
         ax.tick_params(labelsize=7)
     fig.suptitle(
         "W^O mixes the heads: the output is one part from each head, added\n"
-        "(shade: the value, one scale for every panel)",
+        "(a head's parts in its colour, light negative, dark positive; the "
+        "output in blue to red; one range for all)",
         fontsize=10,
     )
     fig.subplots_adjust(left=0.07, right=0.99, top=0.88, bottom=0.08)
