@@ -191,7 +191,7 @@ class VariantSummary:
         """Whether every seed agrees and its smallest gain, in size, beats ``spread``.
 
         Args:
-            spread: The yardstick, e.g. the largest :attr:`spread` of any variant.
+            spread: The yardstick, e.g. the largest ``spread`` of any variant.
         """
         return self.verdict != "mixed" and min(abs(g) for g in self.gain) > spread
 
