@@ -108,6 +108,13 @@ def test_a_change_is_clear_only_when_its_smallest_gain_beats_the_spread():
     assert not summary["M"].clear(0.01)
 
 
+def test_a_variants_spread_is_the_range_of_its_seeds():
+    summary = summarise_ablation(two_seeds(A=(3.9, 3.75)))
+    assert summary["A"].spread == pytest.approx(0.15)
+    # the yardstick of the book: the largest spread of any variant
+    assert max(s.spread for s in summary.values()) == pytest.approx(0.15)
+
+
 def test_summarise_ablation_needs_a_baseline_for_every_seed():
     with pytest.raises(ValueError, match="seeds \\[1\\]"):
         summarise_ablation(

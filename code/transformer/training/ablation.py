@@ -174,6 +174,11 @@ class VariantSummary:
         return statistics.fmean(self.gain)
 
     @property
+    def spread(self) -> float:
+        """How far luck alone moves this variant: its largest minus smallest bpc."""
+        return max(self.bpc) - min(self.bpc)
+
+    @property
     def verdict(self) -> str:
         """``"better"`` or ``"worse"`` if every seed agrees, else ``"mixed"``."""
         if all(g > 0 for g in self.gain):
@@ -186,7 +191,7 @@ class VariantSummary:
         """Whether every seed agrees and its smallest gain, in size, beats ``spread``.
 
         Args:
-            spread: The yardstick, e.g. the range of the 2017 model's seeds.
+            spread: The yardstick, e.g. the largest ``spread`` of any variant.
         """
         return self.verdict != "mixed" and min(abs(g) for g in self.gain) > spread
 
