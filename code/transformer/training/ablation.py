@@ -175,7 +175,7 @@ class VariantSummary:
 
     @property
     def spread(self) -> float:
-        """How far luck alone moves this variant: its largest minus smallest bpc."""
+        """How far luck alone moves this variant (largest minus smallest bpc)."""
         return max(self.bpc) - min(self.bpc)
 
     @property
