@@ -1,9 +1,10 @@
 """Figures for the book: one consistent, readable style for every chapter.
 
-Plotting lives here and never in the model modules. A helper that draws one
-panel takes an optional ``ax`` so figures can be combined, and returns the
-``Axes`` it drew on; a helper that draws several panels makes its own figure
-and returns that ``Figure`` (:func:`training_curves` returns its ``Axes``,
+Plotting lives here and never in the model modules. A basic helper that
+draws one panel (a heatmap, a curve) takes an optional ``ax`` so figures can
+be combined, and returns the ``Axes`` it drew on; a helper that draws a
+whole figure for one page, or several panels, makes its own figure and
+returns that ``Figure`` (:func:`training_curves` returns its ``Axes``,
 :func:`layer_masks_figure` the ``Figure`` with a label per mask). Each
 reference entry says what it returns. Figures have an opaque white background
 so they stay readable in the site's dark mode. The heatmaps are in

@@ -2,7 +2,7 @@
 
 :func:`shape_trace` runs a model once with forward hooks on every submodule
 and records, in the order the modules are *called*, what each one received
-and what it returned. :func:`format_shape_trace` prints the records as a
+and what it returned. :func:`format_shape_trace` writes the records as a
 table, indented by call depth, so that the table reads like the data's path
 through the model. The chapter "The Transformer at a glance" shows the table
 of a tiny Transformer.
