@@ -106,6 +106,9 @@ def test_a_change_is_clear_only_when_its_smallest_gain_beats_the_spread():
     assert summary["A"].clear(0.05) and not summary["A"].clear(0.15)
     # M gains 0.5 and loses 0.5: mixed, so never clear
     assert not summary["M"].clear(0.01)
+    # A's smallest gain 0.1 beats 0.09, but not as printed to 1 decimal (0.1 = 0.1)
+    assert summary["A"].clear(0.09) and not summary["A"].clear(0.09, decimals=1)
+    assert summary["A"].clear(0.04, decimals=1)
 
 
 def test_a_variants_spread_is_the_range_of_its_seeds():

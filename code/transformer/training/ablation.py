@@ -187,13 +187,18 @@ class VariantSummary:
             return "worse"
         return "mixed"
 
-    def clear(self, spread: float) -> bool:
+    def clear(self, spread: float, *, decimals: int | None = None) -> bool:
         """Whether every seed agrees and its smallest gain, in size, beats ``spread``.
 
         Args:
             spread: The yardstick, e.g. the largest ``spread`` of any variant.
+            decimals: If given, compare the two as printed, rounded to this
+                many decimals, so that a reader can check the verdict.
         """
-        return self.verdict != "mixed" and min(abs(g) for g in self.gain) > spread
+        smallest = min(abs(g) for g in self.gain)
+        if decimals is not None:
+            smallest, spread = round(smallest, decimals), round(spread, decimals)
+        return self.verdict != "mixed" and smallest > spread
 
 
 def summarise_ablation(runs: Sequence[AblationRun]) -> dict[str, VariantSummary]:
