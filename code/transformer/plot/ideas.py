@@ -11,7 +11,7 @@ so a figure cannot show a different computation from the package's.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -43,19 +43,24 @@ def _strip(
     ax.set_title(title, fontsize=9)
 
 
+def _write(
+    ax: Axes, grid: np.ndarray, *, dark: Callable[[float], bool], fontsize: float
+) -> None:
+    """Write every value of ``grid`` in its cell, white where ``dark(value)``."""
+    for (row, col), value in np.ndenumerate(grid):
+        colour = "white" if dark(value) else "black"
+        ax.text(
+            col, row, f"{value:.2f}", ha="center", va="center", fontsize=fontsize,
+            color=colour,
+        )  # fmt: skip
+
+
 def _columns(ax: Axes, values: torch.Tensor, title: str, labels: Sequence[str]) -> None:
     """Draw the rows of ``values`` side by side as labelled columns, numbers in."""
     grid = values.detach().T.numpy()
     limit = float(abs(grid).max()) or 1.0
     ax.imshow(grid, cmap=CMAP, vmin=-limit, vmax=limit, aspect="auto")
-    for (row, col), value in zip(
-        [(r, c) for r in range(grid.shape[0]) for c in range(grid.shape[1])],
-        grid.flatten(),
-    ):
-        colour = "white" if abs(value) > 0.6 * limit else "black"
-        ax.text(
-            col, row, f"{value:.2f}", ha="center", va="center", fontsize=7, color=colour
-        )
+    _write(ax, grid, dark=lambda v: abs(v) > 0.6 * limit, fontsize=7)
     ax.set_xticks(range(len(labels)), labels, fontsize=8)
     ax.set_yticks([])
     ax.set_title(title, fontsize=9)
@@ -237,17 +242,8 @@ def head_split_figure(stages: dict[str, torch.Tensor]) -> Figure:
             ax = fig.add_subplot(grid[head, column])
             _matrix(ax, stages[name][0, head], title if head == 0 else "", vmax)
             if name == "weights":  # write each weight: a dark block says nothing
-                for (r, c), v in np.ndenumerate(stages[name][0, head].detach().numpy()):
-                    colour = "white" if v < 0.6 else "black"
-                    ax.text(
-                        c,
-                        r,
-                        f"{v:.2f}",
-                        ha="center",
-                        va="center",
-                        fontsize=6,
-                        color=colour,
-                    )
+                weights = stages[name][0, head].detach().numpy()
+                _write(ax, weights, dark=lambda v: v < 0.6, fontsize=6)
             if column == 1:
                 ax.set_ylabel(f"head {head}", fontsize=9)
             if head == 0:
