@@ -178,27 +178,29 @@ class VariantSummary:
         """How far luck alone moves this variant (largest minus smallest bpc)."""
         return max(self.bpc) - min(self.bpc)
 
-    @property
-    def verdict(self) -> str:
-        """``"better"`` or ``"worse"`` if every seed agrees, else ``"mixed"``."""
-        if all(g > 0 for g in self.gain):
-            return "better"
-        if all(g < 0 for g in self.gain):
-            return "worse"
-        return "mixed"
+    def verdict(self, yardstick: float, *, decimals: int | None = None) -> str:
+        """Return ``"better"``, ``"worse"`` or ``"unclear"``: the one rule.
 
-    def clear(self, spread: float, *, decimals: int | None = None) -> bool:
-        """Whether every seed agrees and its smallest gain, in size, beats ``spread``.
+        A change is better when its gain is larger than ``yardstick`` in
+        every seed, worse when it is smaller than ``-yardstick`` in every
+        seed, and unclear otherwise: somewhere luck alone could explain it.
 
         Args:
-            spread: The yardstick, e.g. the largest ``spread`` of any variant.
-            decimals: If given, compare the two as printed, rounded to this
-                many decimals, so that a reader can check the verdict.
+            yardstick: How far luck alone moves a model, e.g. the largest
+                ``spread`` of any variant.
+            decimals: If given, compare the gains and the yardstick as
+                printed, rounded to this many decimals, so that a reader can
+                check the verdict.
         """
-        smallest = min(abs(g) for g in self.gain)
+        gains = self.gain
         if decimals is not None:
-            smallest, spread = round(smallest, decimals), round(spread, decimals)
-        return self.verdict != "mixed" and smallest > spread
+            gains = tuple(round(g, decimals) for g in gains)
+            yardstick = round(yardstick, decimals)
+        if all(g > yardstick for g in gains):
+            return "better"
+        if all(g < -yardstick for g in gains):
+            return "worse"
+        return "unclear"
 
 
 def summarise_ablation(runs: Sequence[AblationRun]) -> dict[str, VariantSummary]:
