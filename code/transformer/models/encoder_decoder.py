@@ -76,10 +76,14 @@ class Transformer(nn.Module):
             src: Source token ids.
             tgt: Target token ids, shifted right (they start with BOS).
             src_mask: Optional boolean mask over the source, ``True`` = may
-                attend; it must broadcast to both ``(B, h, S, S)`` and
-                ``(B, h, L, S)``, so in practice it is the ``(B, 1, 1, S)``
-                padding mask from :func:`~transformer.parts.masks.padding_mask`. It
-                must be 4-D: a ``(B, S)`` mask needs ``mask[:, None, None, :]``.
+                attend. It serves the encoder's self-attention and the
+                decoder's cross-attention, so it must broadcast to both
+                ``(B, h, S, S)`` and ``(B, h, L, S)``. It must also be 4-D,
+                because a source mask differs between sequences: a mask with
+                fewer axes is refused even where it broadcasts, as ``(1, S)``
+                does. In practice it is the ``(B, 1, 1, S)`` padding mask from
+                :func:`~transformer.parts.masks.padding_mask`; a ``(B, S)``
+                mask needs ``mask[:, None, None, :]``.
             tgt_mask: Optional boolean mask over the target, ``True`` = may
                 attend, broadcastable to ``(B, h, L, L)``. ``None`` means the
                 causal mask; a mask given here replaces it, so it should
@@ -114,7 +118,8 @@ class Transformer(nn.Module):
         Args:
             src: Source token ids.
             src_mask: Optional boolean mask, ``True`` = may attend,
-                broadcastable to ``(B, h, S, S)``; 4-D, usually ``(B, 1, 1, S)``.
+                broadcastable to ``(B, h, S, S)`` and 4-D, as in :meth:`forward`:
+                usually the ``(B, 1, 1, S)`` padding mask.
 
         Returns:
             The memory that :meth:`decode` attends to.
@@ -147,7 +152,7 @@ class Transformer(nn.Module):
             tgt: Target token ids so far.
             memory: The output of :meth:`encode`.
             src_mask: The source mask given to :meth:`encode`, or ``None``;
-                it must broadcast to ``(B, h, L, S)``.
+                4-D, as in :meth:`forward`, and broadcastable to ``(B, h, L, S)``.
             tgt_mask: Optional boolean mask, ``True`` = may attend,
                 broadcastable to ``(B, h, L, L)``; ``None`` means causal.
 
