@@ -90,8 +90,8 @@ class EncoderLayer(nn.Module):
         Args:
             x: The source sequence.
             mask: Optional boolean mask, ``True`` = may attend, broadcastable
-                to ``(B, h, L, S)``; typically a ``(B, 1, 1, L)`` padding mask.
-                A 2-D mask is read as ``(L, S)``, the same for every sequence.
+                to ``(B, h, L, L)``; typically a ``(B, 1, 1, L)`` padding mask.
+                A 2-D mask is read as ``(L, L)``, the same for every sequence.
 
         Returns:
             The transformed sequence.
