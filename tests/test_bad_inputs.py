@@ -227,16 +227,19 @@ def test_a_2d_padding_mask_is_never_broadcast_onto_the_query_axis():
     pad_2d = padding_mask([4, 2, 3, 1])[:, 0, 0]  # (B, S)
     model = Transformer(CONFIG)
     with pytest.raises(
-        ValueError, match=r"src_mask must broadcast to .*mask\[:, None, None, :\]"
+        ValueError,
+        match=r"src_mask must be 4-D and broadcast to .*mask\[:, None, None, :\]",
     ):
         model(src, tgt, pad_2d)
     with pytest.raises(
-        ValueError, match=r"src_mask must broadcast to .*mask\[:, None, None, :\]"
+        ValueError,
+        match=r"src_mask must be 4-D and broadcast to .*mask\[:, None, None, :\]",
     ):
         model.encode(src, pad_2d)
     x = torch.randn(4, 4, D)
     with pytest.raises(
-        ValueError, match=r"cross_mask must broadcast to .*mask\[:, None, None, :\]"
+        ValueError,
+        match=r"cross_mask must be 4-D and broadcast to .*mask\[:, None, None, :\]",
     ):
         DecoderLayer(D, 2, 16)(x, x, None, pad_2d)
     # The 4-D form is the one that works, and it is what padding_mask returns.

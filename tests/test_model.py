@@ -155,8 +155,14 @@ SRC, TGT = ids(V_SRC, 2, 7), ids(V_TGT, 2, 5)
         (
             (SRC, TGT, causal_mask(7)),
             ValueError,
+            r"src_mask must be 4-D and broadcast to \(B, h, S, S\) = \(2, 4, 7, 7\), "
+            r"got shape \(7, 7\)",
+        ),
+        (
+            (SRC, TGT, torch.ones(2, 1, 7, 7, dtype=torch.bool)),
+            ValueError,
             r"src_mask must broadcast to \(B, h, L, S\) = \(2, 4, 5, 7\), got shape "
-            r"\(7, 7\)",
+            r"\(2, 1, 7, 7\)",
         ),
         (
             (SRC, TGT, padding_mask([5, 3])),

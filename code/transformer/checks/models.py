@@ -32,9 +32,9 @@ def check_transformer_inputs(
             f"tgt must have shape (B, L) with B={B} as in src, "
             f"got shape {shape_str(tgt.shape)}"
         )
-    if src_mask is not None:  # it serves two attentions, (B, h, S, S) and (B, h, L, S)
-        check_mask("src_mask", src_mask, (B, c.h, S, S), "(B, h, S, S)", device=device)
-        check_src_mask(src_mask, (B, c.h, L, S), "(B, h, L, S)", device)
+    # src_mask serves two attentions, (B, h, S, S) and (B, h, L, S)
+    check_src_mask(src_mask, (B, c.h, S, S), "(B, h, S, S)", device)
+    check_src_mask(src_mask, (B, c.h, L, S), "(B, h, L, S)", device)
     check_tgt_mask(tgt_mask, (B, c.h, L, L), device)
     check_id_range(("src", src, c.src_vocab_size), ("tgt", tgt, c.tgt_vocab_size))
 

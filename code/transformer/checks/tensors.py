@@ -211,14 +211,15 @@ def check_mask(
         broadcast = torch.broadcast_shapes(mask.shape, tuple(target))
     except RuntimeError:
         broadcast = None
-    hint = ""
+    rule, hint = "must broadcast to", ""
+    if len(target) == 4 and batched and mask.dim() < 4:
+        rule = "must be 4-D and broadcast to"
+        hint = f"; a (B, S) padding mask needs `{name}[:, None, None, :]`"
     if len(target) == 4 and mask.dim() == 3:
         hint = f"; give a (B, L, S) mask its head axis: `{name}[:, None]`"
-    elif len(target) == 4 and batched and mask.dim() < 4:
-        hint = f"; a (B, S) padding mask needs `{name}[:, None, None, :]`"
     if broadcast != tuple(target) or hint:
         raise ValueError(
-            f"{name} must broadcast to {expected} = {shape_str(target)}, "
+            f"{name} {rule} {expected} = {shape_str(target)}, "
             f"got shape {shape_str(mask.shape)}{hint}"
         )
     return mask
