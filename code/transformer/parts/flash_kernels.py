@@ -73,7 +73,7 @@ def _forward(
     rows, cols = q0 + tl.arange(0, BLOCK), tl.arange(0, D)
     # (BLOCK, D)
     qo = (bh * L + rows[:, None]) * D + cols
-    # (BLOCK, D), scaled in the inputs' dtype, as tl.dot wants both operands
+    # (BLOCK, D): scaled in float32, cast back to the inputs' dtype for tl.dot
     q = tl.load(Q + qo, mask=rows[:, None] < L, other=0.0)
     q = (q.to(tl.float32) * scale).to(Q.dtype.element_ty)
     running_max = tl.full((BLOCK,), float("-inf"), tl.float32)
