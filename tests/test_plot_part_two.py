@@ -102,6 +102,8 @@ def test_modern_layer_figure_reads_the_modules_and_marks_what_differs():
     texts = [t.get_text() for t in ax.texts]
     assert "+ positions" in texts and "Self-attention + RoPE" in texts
     assert "4 q heads, 2 kv heads" in texts and texts.count("RMSNorm") == 3
+    # one bracket per column over the layer's steps, labelled with N
+    assert texts.count("× N = 1") == 2
     red = [
         p
         for p in ax.patches

@@ -219,7 +219,8 @@ def modern_layer_figure(
 
     Each column reads one model's modules: its embedding, its positions (if
     added to the embeddings), one layer's sublayers and norms in the order
-    they run, the final norm and the output layer. A step whose text no
+    they run, the final norm and the output layer. A bracket marks the
+    layer's steps, which the model repeats ``N`` times. A step whose text no
     other column has gets a red edge: that is where the models differ.
 
     Args:
@@ -237,7 +238,7 @@ def modern_layer_figure(
     n_rows = max(map(len, columns.values()))
     fig, ax = plt.subplots(figsize=(3.4 * len(columns), 0.6 + 0.62 * n_rows))
     fig.subplots_adjust(left=0.0, right=1.0, bottom=0.0, top=0.93)
-    ax.set(xlim=(-0.1, 5.0 * len(columns) - 0.3), ylim=(-0.9, 1.1 * n_rows - 0.6))
+    ax.set(xlim=(-0.1, 5.0 * len(columns) + 0.2), ylim=(-0.9, 1.1 * n_rows - 0.6))
     ax.axis("off")
     ax.set_title(title, fontsize=10)
     for c, (name, steps) in enumerate(columns.items()):
@@ -261,4 +262,22 @@ def modern_layer_figure(
                 )
             if r:
                 _arrow(ax, [(x, y - 1.1 + 0.4), (x, y - 0.4)])
+        _repeat_bracket(ax, x + 2.2, steps, len(models[name].stack.layers))
     return fig
+
+
+def _repeat_bracket(
+    ax: Axes, x: float, steps: list[tuple[str, str, str]], n_layers: int
+) -> None:
+    """Bracket the steps of one layer at ``x`` and label them ``× N``."""
+    rows = [
+        r
+        for r, (text, note, kind) in enumerate(steps)
+        if kind not in ("embedding", "output")
+        and text != "+ positions"
+        and note != "final norm"
+    ]
+    bottom, top = 1.1 * rows[0] - 0.45, 1.1 * rows[-1] + 0.45
+    ax.plot([x, x + 0.15, x + 0.15, x], [bottom, bottom, top, top], color="0.3", lw=1.2)
+    ax.text(x + 0.3, (bottom + top) / 2, f"× N = {n_layers}", rotation=90,
+            ha="center", va="center", fontsize=9)  # fmt: skip
