@@ -68,6 +68,9 @@ def test_ablation_figure_plots_every_seed_and_the_baseline_spread():
     (ax,) = fig.axes
     dots = [list(c.get_offsets()[:, 0]) for c in ax.collections]
     assert dots == [pytest.approx(bpc["2017"]), pytest.approx(bpc["RoPE"])]
+    # the seeds of a row sit at different heights around it, so none hides another
+    heights = list(ax.collections[1].get_offsets()[:, 1])
+    assert len(set(heights)) == 3 and sum(heights) / 3 == pytest.approx(1)
     assert [t.get_text() for t in ax.get_yticklabels()] == ["2017", "RoPE"]
     # the dashed line marks the 2017 mean, the grey band its seeds' range
     assert ax.get_lines()[-1].get_xdata()[0] == pytest.approx(4.1)

@@ -165,7 +165,10 @@ def ablation_figure(
                label=f"range of {baseline}'s seeds")  # fmt: skip
     for row, name in zip(rows, names):
         colour = PALETTE[row % len(PALETTE)]
-        ax.scatter(bpc[name], [row] * len(bpc[name]), color=colour, s=24, zorder=2)
+        n = len(bpc[name])
+        # each seed a little above or below the row, so that equal values stay seen
+        ys = [row + 0.15 * (i - (n - 1) / 2) for i in range(n)]
+        ax.scatter(bpc[name], ys, color=colour, s=24, zorder=2)
         ax.plot([statistics.fmean(bpc[name])] * 2, [row - 0.3, row + 0.3],
                 color=colour, lw=2)  # fmt: skip
     ax.axvline(statistics.fmean(bpc[baseline]), color="grey", ls="--", lw=1)
