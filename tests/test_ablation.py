@@ -145,3 +145,12 @@ def test_time_per_step_times_every_variant():
     )
     assert list(seconds) == list(configs)
     assert all(0 < s < float("inf") for s in seconds.values())
+
+
+def test_summarise_ablation_can_work_with_the_numbers_as_printed():
+    runs = two_seeds(A=(3.8994, 3.8006))
+    exact = summarise_ablation(runs)["A"]
+    printed = summarise_ablation(runs, decimals=2)["A"]
+    assert exact.gain == pytest.approx((0.1006, 0.1994))
+    # 3.8994 prints as 3.90 and 3.8006 as 3.80: the gains are 0.1 and 0.2
+    assert printed.bpc == (3.9, 3.8) and printed.gain == pytest.approx((0.1, 0.2))

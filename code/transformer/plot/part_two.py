@@ -276,9 +276,7 @@ def _repeat_bracket(
     rows = [
         r
         for r, (text, note, kind) in enumerate(steps)
-        if kind not in ("embedding", "output")
-        and text != "+ positions"
-        and note != "final norm"
+        if kind not in ("embedding", "positional", "output") and note != "final norm"
     ]
     bottom, top = 1.1 * rows[0] - 0.45, 1.1 * rows[-1] + 0.45
     ax.plot([x, x + 0.15, x + 0.15, x], [bottom, bottom, top, top], color="0.3", lw=1.2)

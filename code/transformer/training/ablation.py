@@ -203,11 +203,16 @@ class VariantSummary:
         return "unclear"
 
 
-def summarise_ablation(runs: Sequence[AblationRun]) -> dict[str, VariantSummary]:
+def summarise_ablation(
+    runs: Sequence[AblationRun], *, decimals: int | None = None
+) -> dict[str, VariantSummary]:
     """Set each variant's runs against the 2017 runs of the same seeds.
 
     Args:
         runs: The runs of :func:`run_ablation`, including the ``"2017"`` ones.
+        decimals: If given, round each run's bits per character to this many
+            decimals first, as a page prints them, so that every gain and
+            spread is a difference of printed numbers.
 
     Returns:
         One :class:`VariantSummary` per variant, in the order of ``runs``.
@@ -215,6 +220,8 @@ def summarise_ablation(runs: Sequence[AblationRun]) -> dict[str, VariantSummary]
     Raises:
         ValueError: If a seed has no ``"2017"`` run.
     """
+    if decimals is not None:
+        runs = [replace(r, bpc=round(r.bpc, decimals)) for r in runs]
     base = {r.seed: r for r in runs if r.variant == BASELINE}
     missing = {r.seed for r in runs} - set(base)
     if missing:
