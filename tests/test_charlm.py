@@ -7,6 +7,7 @@ from transformer import (
     CharCorpus,
     DecoderOnlyConfig,
     DecoderOnlyTransformer,
+    bigram_bits,
     bits_per_char,
     book_chapters,
     train_lm,
@@ -93,3 +94,25 @@ def test_the_wheel_lists_every_subpackage_and_the_chapters():
         setuptools["packages"]
     )
     assert setuptools["package-dir"]["transformer.chapters"] == "book"
+
+
+def test_bigram_bits_is_the_smoothed_pair_count_by_hand():
+    # "abab…" trains the pairs ab and ba only; held out: "ab"
+    corpus = CharCorpus("ab", torch.tensor([0, 1, 0, 1, 0, 1, 0]), torch.tensor([0, 1]))
+    # after a: ab seen 3 times, aa never; + 1 each: p(b | a) = 4 / 5
+    assert bigram_bits(corpus) == pytest.approx(-math.log2(4 / 5))
+    # a pair never seen still costs a finite amount: p(a | a) = 1 / 5
+    unseen = CharCorpus("ab", corpus.train, torch.tensor([0, 0]))
+    assert bigram_bits(unseen) == pytest.approx(-math.log2(1 / 5))
+
+
+def test_bigram_bits_beats_a_uniform_guess_on_the_book():
+    corpus = CharCorpus.from_text(list(book_chapters().values()), val_fraction=0.1)
+    assert 0 < bigram_bits(corpus) < math.log2(corpus.vocab_size) - 1
+
+
+def test_bigram_bits_rejects_what_is_not_a_corpus():
+    with pytest.raises(TypeError, match="corpus must be a CharCorpus"):
+        bigram_bits("abc")
+    with pytest.raises(ValueError, match=r"corpus.val must be a 1-D tensor.*\(1,\)"):
+        bigram_bits(CharCorpus("ab", torch.tensor([0, 1]), torch.tensor([0])))

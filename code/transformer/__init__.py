@@ -89,11 +89,13 @@ from .training.ablation import (
     summarise_ablation,
     time_per_step,
 )
+from .training.baselines import bigram_bits
 from .training.charlm import CharCorpus, bits_per_char, book_chapters, train_lm
 
 __all__ += [
     "CharCorpus",
     "ablation_configs",
+    "bigram_bits",
     "GroupedQueryAttention",
     "KVCache",
     "RMSNorm",

@@ -150,6 +150,23 @@ def check_corpus_text(text: object, val_fraction: object) -> None:
             )
 
 
+def check_is_corpus(corpus: object) -> None:
+    """Check that ``corpus`` has a vocabulary and two id streams of two or more."""
+    parts = ("vocab_size", "train", "val")
+    if not all(hasattr(corpus, name) for name in parts):
+        raise TypeError(
+            "corpus must be a CharCorpus (vocab_size, train and val), "
+            f"got {type(corpus).__name__}"
+        )
+    for split in ("train", "val"):
+        ids = getattr(corpus, split)
+        if not isinstance(ids, torch.Tensor) or ids.ndim != 1 or len(ids) < 2:
+            raise ValueError(
+                f"corpus.{split} must be a 1-D tensor of two or more ids, got "
+                f"{tuple(ids.shape) if isinstance(ids, torch.Tensor) else ids!r}"
+            )
+
+
 def check_in_vocabulary(text: str, chars: str) -> None:
     """Raise ``ValueError`` naming the characters of ``text`` missing from ``chars``."""
     unknown = sorted(set(text) - set(chars))

@@ -1,6 +1,6 @@
 """What each of Part II's changes buys: one language model, trained in variants.
 
-The language-model chapter trains the character language model of
+The ablation chapter trains the character language model of
 :mod:`~transformer.training.charlm` with the parts of 2017, with each of
 Part II's four changes alone, and with all four together, at one budget and
 several seeds. :func:`ablation_configs` builds the variants,
