@@ -30,7 +30,10 @@ def bigram_bits(corpus: CharCorpus) -> float:
         The average of ``-log2 p(next | previous)`` over ``corpus.val``.
 
     Raises:
-        TypeError: If ``corpus`` is not a :class:`CharCorpus`.
+        TypeError: If ``corpus`` is not a
+            :class:`~transformer.training.charlm.CharCorpus`.
+        ValueError: If its training or validation ids are not a 1-D tensor of
+            two or more.
     """
     check_is_corpus(corpus)
     V, train, val = corpus.vocab_size, corpus.train, corpus.val
