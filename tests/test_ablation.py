@@ -1,3 +1,5 @@
+import math
+
 import pytest
 import torch
 
@@ -66,8 +68,12 @@ def test_run_ablation_is_deterministic_per_seed_and_measures_every_run():
         ("2017", 0), ("RoPE", 0), ("2017", 1), ("RoPE", 1),
     ]  # fmt: skip
     assert all(r.seconds_per_step > 0 and 0 < r.bpc < 10 for r in runs)
+    # every step's training loss is kept, in nats, from near log V downwards
+    assert all(len(r.train_loss) == 4 for r in runs)
+    assert all(0 < r.train_loss[0] < 2 * math.log(corpus.vocab_size) for r in runs)
     again = run_ablation({"RoPE": configs["RoPE"]}, corpus, seeds=[1], **kwargs)
     assert again[0].bpc == runs[3].bpc
+    assert again[0].train_loss == runs[3].train_loss
     assert runs[0].bpc != runs[2].bpc
 
 

@@ -78,6 +78,8 @@ def test_ablation_figure_plots_every_seed_and_the_baseline_spread():
     corners = band.get_path().transformed(band.get_patch_transform()).vertices
     xs = [x for x, _ in corners]
     assert (min(xs), max(xs)) == pytest.approx((4.0, 4.2))
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["range of 2017's seeds", "2017's mean"]
     plt.close(fig)
     with pytest.raises(ValueError):
         ablation_figure({"RoPE": [3.8]})

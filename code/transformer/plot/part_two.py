@@ -171,7 +171,8 @@ def ablation_figure(
         ax.scatter(bpc[name], ys, color=colour, s=24, zorder=2)
         ax.plot([statistics.fmean(bpc[name])] * 2, [row - 0.3, row + 0.3],
                 color=colour, lw=2)  # fmt: skip
-    ax.axvline(statistics.fmean(bpc[baseline]), color="grey", ls="--", lw=1)
+    ax.axvline(statistics.fmean(bpc[baseline]), color="grey", ls="--", lw=1,
+               label=f"{baseline}'s mean")  # fmt: skip
     ax.set_yticks(list(rows))
     ax.set_yticklabels(names)
     ax.invert_yaxis()

@@ -86,6 +86,8 @@ class AblationRun:
         parameters: The model's parameter count.
         bpc: Bits per character on the held-out text after training.
         seconds_per_step: Wall-clock time of training divided by the steps.
+        train_loss: The training loss of every step, in nats, as
+            :func:`~transformer.training.charlm.train_lm` logged it.
     """
 
     variant: str
@@ -93,6 +95,7 @@ class AblationRun:
     parameters: int
     bpc: float
     seconds_per_step: float
+    train_loss: tuple[float, ...] = ()
 
 
 def run_ablation(
@@ -137,12 +140,14 @@ def run_ablation(
             torch.manual_seed(seed)
             model = DecoderOnlyTransformer(config)
             start = time.perf_counter()
-            train_lm(
+            history = train_lm(
                 model, corpus, **budget, eval_every=steps, eval_batches=1, seed=seed
             )
             seconds = (time.perf_counter() - start) / steps
             bpc = bits_per_char(model, held_out, block_size)
-            runs.append(AblationRun(name, seed, count_parameters(model), bpc, seconds))
+            params = count_parameters(model)
+            losses = tuple(history.train_loss)
+            runs.append(AblationRun(name, seed, params, bpc, seconds, losses))
     return runs
 
 
