@@ -55,7 +55,8 @@ def test_sampling_cut_plot_draws_sorted_bars_coloured_by_cut():
     heights = [bar.get_height() for bar in ax.patches]
     assert heights == pytest.approx([0.40, 0.25, 0.15, 0.08, 0.05])
     ticks = [t.get_text() for t in ax.get_xticklabels()]
-    assert ticks[:3] == ["␣", "⏎", "e"]
+    assert ticks[:3] == ["␣", "↵", "e"]
+    assert ax.get_xlabel() == "the 5 most likely next tokens"
     colours = [matplotlib.colors.to_hex(bar.get_facecolor()) for bar in ax.patches]
     expected = ["kept by both"] * 2 + ["kept by top-p only"] + ["cut by both"] * 2
     assert colours == [CUT_COLORS[name] for name in expected]
@@ -78,4 +79,11 @@ def test_sampling_cut_plot_needs_a_label_per_token():
 
 
 def test_token_label_shows_invisible_characters():
-    assert token_label("a b\n") == "a␣b⏎"
+    assert token_label("a b\n") == "a␣b↵"
+
+
+def test_sampling_cut_plot_names_its_unit():
+    ax = sampling_cut_plot(
+        PROBS, list("abcdefg"), top_k=2, top_p=0.5, unit="characters"
+    )
+    assert ax.get_xlabel() == "the 7 most likely next characters"

@@ -26,12 +26,12 @@ CUT_COLORS = {
 }
 """Bar colours of :func:`sampling_cut_plot`, by what a token survives."""
 
-SHOWN_AS = {" ": "␣", "\n": "⏎", "\t": "⇥"}
+SHOWN_AS = {" ": "␣", "\n": "↵", "\t": "⇥"}
 """How :func:`token_label` shows the characters that print as nothing."""
 
 
 def token_label(token: str) -> str:
-    """Return a visible label for a token: a space is ``␣``, a newline ``⏎``.
+    """Return a visible label for a token: a space is ``␣``, a newline ``↵``.
 
     Args:
         token: The token's text.
@@ -99,6 +99,7 @@ def sampling_cut_plot(
     n_shown: int = 16,
     ax: Axes | None = None,
     title: str = "",
+    unit: str = "tokens",
 ) -> Axes:
     """Draw the most likely next tokens as bars, coloured by the cuts they survive.
 
@@ -114,6 +115,7 @@ def sampling_cut_plot(
         n_shown: How many of the most likely tokens to draw.
         ax: The axes to draw on; a new figure when ``None``.
         title: The title of the axes.
+        unit: The word for the tokens in the x label, e.g. ``"characters"``.
 
     Returns:
         The axes, with one bar per shown token.
@@ -150,7 +152,7 @@ def sampling_cut_plot(
             )
     ax.legend(handles=handles, loc="upper right", fontsize=8, frameon=True)
     ax.set(
-        xlabel=f"the {n_shown} most likely next tokens",
+        xlabel=f"the {n_shown} most likely next {unit}",
         ylabel="probability",
         ylim=(0.0, min(1.0, float(values[0]) * 1.5)),
         title=title,
