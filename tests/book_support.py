@@ -73,6 +73,10 @@ def write_chapters(root: Path, chapters: dict[str, str]) -> None:
     )
 
 
+KERNEL_PORT_CLASH = "ZMQError: Address already in use"
+"""What a kernel prints when another kernel took its port first."""
+
+
 def build(
     root: Path,
     *,
@@ -86,7 +90,8 @@ def build(
     As `make html` does: ``-n -W --keep-going`` (``-W`` only if ``strict``),
     two parallel workers. The execution cache goes in ``out.parent/.jupyter_cache``.
     With ``check``, assert that the build succeeded. Output is in ``.stdout``
-    (stderr merged into it, as a terminal shows both).
+    (stderr merged into it, as a terminal shows both). A build whose kernel
+    lost a port race (:data:`KERNEL_PORT_CLASH`) is run once more.
     """
     out = out or root / "_build" / "html"
     command = [
@@ -109,10 +114,16 @@ def build(
         "2",
     ]
     command += ["-W"] if strict else []
-    result = subprocess.run(
-        command, capture_output=True, text=True, env={**os.environ, **(env or {})}
-    )
-    result.stdout += result.stderr
+    for _ in range(2):
+        result = subprocess.run(
+            command, capture_output=True, text=True, env={**os.environ, **(env or {})}
+        )
+        result.stdout += result.stderr
+        # Two kernels started at once can draw the same free TCP port; the loser
+        # dies before running a cell. That is the machine's luck, not the build's:
+        # build once more (finished chapters come from the cache).
+        if KERNEL_PORT_CLASH not in result.stdout:
+            break
     if check:
         assert result.returncode == 0, result.stdout[-6000:]
     return result
