@@ -109,6 +109,21 @@ def test_modern_layer_figure_reads_the_modules_and_marks_what_differs():
     assert "4 q heads, 2 kv heads" in texts and texts.count("RMSNorm") == 3
     # one bracket per column over the layer's steps, labelled with N
     assert texts.count("× N = 1") == 2
+    # each bracket spans its column's layer, from its first step to its last
+    # "+ residual" box (a pre-norm layer ends with one)
+    brackets = [line for line in ax.get_lines() if len(line.get_ydata()) == 4]
+    boxes = {t.get_text(): [] for t in ax.texts}
+    for t in ax.texts:
+        boxes[t.get_text()].append(t.get_position())
+    for line in brackets:
+        x = line.get_xdata()[0]
+        column = [
+            y
+            for name, spots in boxes.items()
+            for bx, y in spots
+            if name.startswith("+ residual") and 0 < x - bx < 3
+        ]
+        assert max(line.get_ydata()) > max(column), (line.get_ydata(), column)
     red = [
         p
         for p in ax.patches

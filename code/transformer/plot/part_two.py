@@ -187,8 +187,11 @@ CHANGED_COLOR = "#c0392b"
 """Edge colour of a step that the other model does not have."""
 
 
-def _steps(model: torch.nn.Module) -> list[tuple[str, str, str]]:
-    """Return ``(text, package name, kind)`` of each step of a decoder, bottom up."""
+def _steps(
+    model: torch.nn.Module,
+) -> tuple[list[tuple[str, str, str]], tuple[int, int]]:
+    """Return ``(text, package name, kind)`` of each step of a decoder, bottom up,
+    and the first and last index of the steps of one layer."""
     layer = model.stack.layers[0]
     attn, ffn = layer.self_attn, layer.feed_forward
     norm = type(layer.add_norm1.norm).__name__
@@ -205,15 +208,17 @@ def _steps(model: torch.nn.Module) -> list[tuple[str, str, str]]:
         ),
     ]
     kinds = ("attention", "feed_forward")
+    first = len(steps)
     for (text, note), kind in zip(sublayers, kinds):
         if layer.add_norm1.norm_first:
             steps += [(norm, "pre-norm", "norm"), (text, note, kind)]
             steps.append(("+ residual", "AddNorm", "positional"))
         else:
             steps += [(text, note, kind), (f"+ residual, {norm}", "AddNorm", "norm")]
+    layer = (first, len(steps) - 1)
     if not isinstance(model.stack.norm, torch.nn.Identity):
         steps.append((type(model.stack.norm).__name__, "final norm", "norm"))
-    return steps + [("Linear: one score per token", "out_proj", "output")]
+    return steps + [("Linear: one score per token", "out_proj", "output")], layer
 
 
 def modern_layer_figure(
@@ -238,7 +243,8 @@ def modern_layer_figure(
     # deferred: the diagram module's helpers draw the boxes
     from .diagram import _arrow, _block
 
-    columns = {name: _steps(model) for name, model in models.items()}
+    layers = {name: _steps(model) for name, model in models.items()}
+    columns = {name: steps for name, (steps, _) in layers.items()}
     n_rows = max(map(len, columns.values()))
     fig, ax = plt.subplots(figsize=(3.4 * len(columns), 0.6 + 0.62 * n_rows))
     fig.subplots_adjust(left=0.0, right=1.0, bottom=0.0, top=0.93)
@@ -266,20 +272,13 @@ def modern_layer_figure(
                 )
             if r:
                 _arrow(ax, [(x, y - 1.1 + 0.4), (x, y - 0.4)])
-        _repeat_bracket(ax, x + 2.2, steps, len(models[name].stack.layers))
+        _repeat_bracket(ax, x + 2.2, layers[name][1], len(models[name].stack.layers))
     return fig
 
 
-def _repeat_bracket(
-    ax: Axes, x: float, steps: list[tuple[str, str, str]], n_layers: int
-) -> None:
-    """Bracket the steps of one layer at ``x`` and label them ``× N``."""
-    rows = [
-        r
-        for r, (text, note, kind) in enumerate(steps)
-        if kind not in ("embedding", "positional", "output") and note != "final norm"
-    ]
-    bottom, top = 1.1 * rows[0] - 0.45, 1.1 * rows[-1] + 0.45
+def _repeat_bracket(ax: Axes, x: float, layer: tuple[int, int], n_layers: int) -> None:
+    """Bracket the rows ``layer`` (first, last) at ``x`` and label them ``× N``."""
+    bottom, top = 1.1 * layer[0] - 0.45, 1.1 * layer[1] + 0.45
     ax.plot([x, x + 0.15, x + 0.15, x], [bottom, bottom, top, top], color="0.3", lw=1.2)
     ax.text(x + 0.3, (bottom + top) / 2, f"× N = {n_layers}", rotation=90,
             ha="center", va="center", fontsize=9)  # fmt: skip
