@@ -1,9 +1,10 @@
 """When the checks run: once per call path at the public entry, or not at all.
 
-Every public entry point (the ``forward`` of a module a reader may call
-directly, and the functions that take tensors) is marked with ``@entry``
-and starts with one call to its check, a function marked with
-``@contract``. When an entry calls another entry, as the model calls its
+Every routine that calls, or is called by, other checked routines (the
+``forward`` of every module, and the attention and generation functions) is
+marked with ``@entry`` and starts with one call to its check, a function
+marked with ``@contract``; other public functions call their check without
+``@entry``. When an entry calls another entry, as the model calls its
 layers, the inner check is skipped: the outer check already covered its
 inputs. :func:`set_checks` turns every check off, to skip them once a model
 is known to be called correctly; ``benchmarks/README.md`` measures what they
