@@ -1,14 +1,14 @@
 """When the checks run: once per call path at the public entry, or not at all.
 
-Every routine that calls, or is called by, other checked routines (the
-``forward`` of every module, and the attention and generation functions) is
-marked with ``@entry`` and starts with one call to its check, a function
-marked with ``@contract``; other public functions call their check without
-``@entry``. When an entry calls another entry, as the model calls its
-layers, the inner check is skipped: the outer check already covered its
-inputs. :func:`set_checks` turns every check off, to skip them once a model
-is known to be called correctly; ``benchmarks/README.md`` measures what they
-cost, which is little.
+Most routines that call, or are called by, other checked routines (the
+``forward`` of the models and their parts, the attention functions and
+``generate``) are marked with ``@entry`` and start with one call to their
+check, a function marked with ``@contract``; smaller public functions call
+a plain check function, which runs on every call. When an entry calls
+another entry, as the model calls its layers, the inner check is skipped:
+the outer check already covered its inputs. :func:`set_checks` turns every
+check off, to skip them once a model is known to be called correctly;
+``benchmarks/README.md`` measures what they cost, which is little.
 """
 
 from __future__ import annotations

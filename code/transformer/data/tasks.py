@@ -3,7 +3,7 @@
 Each task turns a source sequence of symbols into a target sequence. Symbols
 are the numbers ``0 .. n_symbols - 1``, written as words of a
 :class:`~transformer.data.tokenizer.Tokenizer`, so the ids of the special tokens
-(PAD, BOS, EOS) are the same as everywhere else and any example can be
+(PAD, BOS, EOS, UNK) are the same as everywhere else and any example can be
 printed as text. Generation uses its own ``torch.Generator``: the same seed
 gives the same examples, whatever else has used the global random state.
 
