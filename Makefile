@@ -26,6 +26,9 @@ STAMP := $(ENVDIR)/.executable-transformer-installed
 export JUPYTER_PREFER_ENV_PATH := 1
 # Python 3.11's frozen modules make the debugger warn at every kernel start.
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
+# matplotlib's font cache belongs to this checkout's virtual environment: a cache
+# shared with another checkout can point at fonts that are gone
+export MPLCONFIGDIR := $(CURDIR)/_build/.matplotlib
 
 .DEFAULT_GOAL := help
 .PHONY: help setup html chapter notebooks test test-fast livehtml serve clean clean-html distclean
