@@ -5,7 +5,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from transformer.notebook import GLUE_PREFIX, glue
+from transformer.notebook import GLUE_PREFIX, glue, name_list
 
 
 def test_glue_outside_a_kernel_does_nothing(capsys):
@@ -35,3 +35,11 @@ def test_glue_in_a_kernel_records_the_value_under_its_name():
     assert records["n"].data[GLUE_PREFIX + "text/plain"] == "1234"
     # Nothing visible: every MIME type carries the prefix Jupyter does not render.
     assert all(key.startswith(GLUE_PREFIX) for o in outputs for key in o.data)
+
+
+def test_name_list_reads_as_a_sentence():
+    assert name_list(["RoPE"]) == "RoPE"
+    assert name_list(("RoPE", "GQA")) == "RoPE and GQA"
+    assert name_list(["a", "b", "c"]) == "a, b and c"
+    with pytest.raises(ValueError, match="at least one name"):
+        name_list([])

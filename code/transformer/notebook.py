@@ -5,10 +5,12 @@ so that the text and the computation cannot drift apart. myst-nb's own
 ``glue`` would make every downloaded notebook import myst-nb; this one writes
 the same output (a display whose MIME types carry myst-nb's prefix and whose
 metadata names the value) with IPython alone, and does nothing outside a
-kernel.
+kernel. :func:`name_list` writes a list of names into such a sentence.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 GLUE_PREFIX = "application/papermill.record/"
 """The MIME-type prefix under which myst-nb looks for glued values."""
@@ -42,3 +44,20 @@ def glue(name: str, value: object) -> None:
     display(
         {GLUE_PREFIX + k: v for k, v in bundle.items()}, raw=True, metadata=metadata
     )
+
+
+def name_list(names: Sequence[str]) -> str:
+    """Return ``names`` as they read in a sentence: "a", "a and b", "a, b and c".
+
+    For the sentences a page writes from its results, whichever they are.
+
+    Args:
+        names: One name or more.
+
+    Raises:
+        ValueError: If ``names`` is empty.
+    """
+    names = list(names)
+    if not names:
+        raise ValueError("names must hold at least one name, got none")
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
