@@ -219,3 +219,60 @@ def test_checks_can_be_turned_off_and_on_again():
 def test_set_checks_wants_a_bool():
     with pytest.raises(TypeError, match="enabled must be a bool, got int"):
         set_checks(0)
+
+
+def test_trace_checks_records_each_entry_and_what_its_check_did():
+    from transformer.checks.contract import contract, entry, trace_checks
+
+    @contract
+    def check_positive(x):
+        if x <= 0:
+            raise ValueError("x must be positive")
+
+    @entry
+    def halve(x):
+        check_positive(x)
+        return x / 2
+
+    @entry
+    def halve_twice(x):  # no check of its own
+        return halve(halve(x))
+
+    with trace_checks() as trace:
+        assert halve_twice(8) == 2
+        halve(4)
+    prefix = "test_trace_checks_records_each_entry_and_what_its_check_did.<locals>."
+    names = [line.replace(prefix, "") for line in trace]
+    assert names == [
+        "halve_twice",
+        "  halve",
+        "    check_positive runs",
+        "  halve",
+        "    check_positive skipped",
+        "halve",
+        "  check_positive runs",
+    ]
+    with trace_checks() as trace, no_checks():
+        halve(4)
+    assert [line.replace(prefix, "") for line in trace] == [
+        "halve",
+        "  check_positive skipped",
+    ]
+    halve(4)  # outside the block nothing is recorded
+    assert len(trace) == 2
+
+
+def test_trace_checks_of_a_model_runs_only_the_outermost_check():
+    from transformer.checks.contract import trace_checks
+
+    torch.manual_seed(0)
+    config = TransformerConfig(12, 12, d_model=8, h=2, N=2, d_ff=16, max_len=16)
+    model = Transformer(config).eval()
+    src = torch.randint(4, 12, (2, 5))
+    with trace_checks() as trace:
+        model.encode(src)
+    assert trace[0] == "Transformer.encode"
+    assert trace[1] == "  check_encode_inputs runs"
+    ran = [line for line in trace if line.endswith(" runs")]
+    assert ran == [trace[1]]
+    assert sum(line.strip() == "EncoderLayer.forward" for line in trace) == 2

@@ -9,6 +9,7 @@ another entry, as the model calls its layers, the inner check is skipped:
 the outer check already covered its inputs. :func:`set_checks` turns every
 check off, to skip them once a model is known to be called correctly;
 ``benchmarks/README.md`` measures what they cost, which is little.
+:func:`trace_checks` records which entries a call runs and which checks run.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class _CheckState(threading.local):
     enabled = True
     depth = 0
     checked = False
+    trace: list[str] | None = None
 
 
 _state = _CheckState()
@@ -66,17 +68,41 @@ def no_checks() -> Iterator[None]:
         set_checks(previous)
 
 
+@contextmanager
+def trace_checks() -> Iterator[list[str]]:
+    """Record, inside a ``with`` block, every entry called and what its check did.
+
+    Each line of the list it yields is one event, indented by the call's
+    depth in entries: an entry starting (its qualified name), or a check
+    that ran (``check ... runs``) or was skipped (``... skipped``). The list
+    is filled as the block runs, in the thread that opened it.
+    """
+    previous, _state.trace = _state.trace, []
+    try:
+        yield _state.trace
+    finally:
+        _state.trace = previous
+
+
+def _record(event: str, depth: int) -> None:
+    """Add one line to the list of :func:`trace_checks`, if one is open."""
+    if _state.trace is not None:
+        _state.trace.append("  " * depth + event)
+
+
 def entry(function: Callable[P, R]) -> Callable[P, R]:
     """Mark a public entry point: the checks of entries it calls are skipped.
 
-    The outermost entry's own check runs; once it has passed, the checks of
-    every entry called inside it (a model's layers, a layer's attention) are
-    skipped, because the outer check already covered their inputs.
+    The first check called inside the outermost entry runs, usually that
+    entry's own; once it has passed, the checks of every entry called
+    inside it (a model's layers, a layer's attention) are skipped, because
+    the outer check already covered their inputs.
     """
 
     @functools.wraps(function)
     def call(*args: P.args, **kwargs: P.kwargs) -> R:
         _state.depth += 1
+        _record(function.__qualname__, _state.depth - 1)
         try:
             return function(*args, **kwargs)
         finally:
@@ -92,7 +118,9 @@ def contract(check: Callable[P, None]) -> Callable[P, None]:
 
     @functools.wraps(check)
     def run(*args: P.args, **kwargs: P.kwargs) -> None:
-        if not _state.enabled or _state.checked:
+        skip = not _state.enabled or _state.checked
+        _record(f"{check.__name__} {'skipped' if skip else 'runs'}", _state.depth)
+        if skip:
             return
         check(*args, **kwargs)
         if _state.depth:

@@ -100,9 +100,9 @@ class AttentionHead(nn.Module):
 class HeadwiseMultiHeadAttention(_MultiHeadSizes):
     """Run ``h`` separate :class:`AttentionHead` modules, concatenate, and project.
 
-    A teaching variant: it computes what
-    :class:`~transformer.parts.multihead.MultiHeadAttention` computes, one head at a
-    time, the way the paper's formula is written.
+    Another way of writing
+    :class:`~transformer.parts.multihead.MultiHeadAttention`: it computes the same,
+    one head at a time, the way the paper's formula is written.
 
     Args:
         d_model: Width of the inputs and of the output.
@@ -182,7 +182,7 @@ class HeadwiseMultiHeadAttention(_MultiHeadSizes):
 class EinsumMultiHeadAttention(_MultiHeadSizes):
     """Multi-head attention with an explicit head axis on every weight, in ``einsum``.
 
-    A teaching variant of :class:`~transformer.parts.multihead.MultiHeadAttention`.
+    Another way of writing :class:`~transformer.parts.multihead.MultiHeadAttention`.
     The weights are stored as ``(h, d_k, d_model)`` (queries, keys, values)
     and ``(d_model, h, d_k)`` (output), so that each step of the computation
     is one ``einsum`` over named axes: ``b`` batch, ``l`` query position,
