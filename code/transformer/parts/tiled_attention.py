@@ -28,11 +28,11 @@ def tiled_attention(
     running weighted sum of the values; when a larger score arrives, what was
     summed so far is rescaled. The result equals
     ``torch.nn.functional.scaled_dot_product_attention`` with the same
-    ``attn_mask`` and ``is_causal``, gradients included. A query whose mask
-    row is all ``False`` gets a zero output here; what PyTorch gives it
-    depends on its version (the masking chapter shows the version that built
-    the book). The largest score tensor is ``block_size × block_size`` per
-    batch and head.
+    ``attn_mask`` and ``is_causal``, gradients included, except on a query
+    whose mask row is all ``False``: it gets a zero output here, and what
+    PyTorch gives it depends on its version (the masking chapter shows the
+    version that built the book). The largest score tensor is
+    ``block_size × block_size`` per batch and head.
 
     Args:
         query: Queries.
