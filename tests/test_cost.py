@@ -4,7 +4,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from transformer import scaled_dot_product_attention
-from transformer.tools.cost import count_flops, largest_tensor
+from transformer.tools.cost import count_flops, kept_for_backward, largest_tensor
 
 
 def test_count_flops_counts_a_matrix_product_as_two_per_multiply_add():
@@ -40,3 +40,36 @@ def test_cost_functions_reject_what_is_not_callable():
         count_flops(3)
     with pytest.raises(TypeError, match="fn"):
         largest_tensor("x")
+
+
+def naive_attention(q, k, v):
+    scores = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+    return torch.softmax(scores, dim=-1) @ v
+
+
+def test_kept_for_backward_counts_the_weights_of_naive_attention_once():
+    # softmax keeps its L x L output, and the product with v saves the same
+    # storage again: counted once; the inputs are left out
+    assert kept_for_backward(naive_attention, L=32, d=8) == 4 * 32 * 32
+    assert kept_for_backward(naive_attention, L=64, d=8) == 4 * 64 * 64
+
+
+def test_kept_for_backward_leaves_out_the_inputs_and_passes_options():
+    assert kept_for_backward(lambda q, k, v: q * 2 + k + v, L=8, d=4) == 0
+
+    def scaled(q, k, v, *, by):
+        return (q * k).sum() * by
+
+    # q * k saves q and k only (inputs); the sum saves nothing; by is a float
+    assert kept_for_backward(scaled, L=8, d=4, by=2.0) == 0
+    # the package's attention keeps its weights, as the naive one does
+    assert kept_for_backward(scaled_dot_product_attention, L=32, d=8) == 4 * 32 * 32
+
+
+def test_kept_for_backward_rejects_bad_arguments():
+    with pytest.raises(TypeError, match="attend"):
+        kept_for_backward(3)
+    with pytest.raises(ValueError, match="L must be a positive integer, got 0"):
+        kept_for_backward(naive_attention, L=0)
+    with pytest.raises(ValueError, match="d must be"):
+        kept_for_backward(naive_attention, d=2.5)

@@ -20,3 +20,12 @@ def check_trace_options(
     if not all(isinstance(k, type) and issubclass(k, nn.Module) for k in exclude):
         raise TypeError(f"exclude must hold nn.Module classes, got {exclude!r}")
     return exclude
+
+
+def check_kept_options(attend: object, L: object, d: object) -> None:
+    """Check the arguments of ``kept_for_backward``: a callable and two sizes >= 1."""
+    if not callable(attend):
+        raise TypeError(f"attend must be callable, got {type(attend).__name__}")
+    for name, size in (("L", L), ("d", d)):
+        if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+            raise ValueError(f"{name} must be a positive integer, got {size!r}")

@@ -1,6 +1,7 @@
-"""What a computation costs, counted rather than timed: FLOPs and the largest tensor.
+"""What a computation costs, counted rather than timed: FLOPs and memory.
 
-Both counts are exact and deterministic, so a page can print them and two
+FLOPs, the largest tensor, and the bytes autograd keeps for the backward
+pass. Every count is exact and deterministic, so a page can print them and two
 builds agree. Wall-clock times depend on the machine and live in
 ``benchmarks/`` instead.
 """
@@ -14,6 +15,8 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
+
+from ..checks.inspection import check_kept_options
 
 
 def _fused_attention_flops(query_shape, key_shape, value_shape, *args, **kwargs) -> int:
@@ -130,3 +133,43 @@ def largest_tensor(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Largest
     with _SizeRecorder() as recorder:
         fn(*args, **kwargs)
     return recorder.largest
+
+
+def kept_for_backward(
+    attend: Callable[..., Any], L: int = 256, d: int = 64, **options: Any
+) -> int:
+    """Return the bytes autograd keeps for the backward pass of one attention call.
+
+    Runs ``attend(q, k, v, **options)`` on random float32 tensors of shape
+    ``(1, 1, L, d)`` that require gradients, inside
+    ``torch.autograd.graph.saved_tensors_hooks``, and adds up every storage
+    that autograd saves, once however many views share it, leaving out
+    ``q``, ``k`` and ``v`` themselves, which every method keeps.
+
+    Args:
+        attend: The attention, called as ``attend(q, k, v, **options)``.
+        L: Number of queries and of keys.
+        d: Width of each query, key and value.
+        **options: Keyword arguments of ``attend``, e.g. ``block_size``.
+
+    Returns:
+        The bytes kept, besides the inputs.
+
+    Raises:
+        TypeError: If ``attend`` is not callable.
+        ValueError: If ``L`` or ``d`` is not a positive integer.
+    """
+    check_kept_options(attend, L, d)
+    q, k, v = (torch.randn(1, 1, L, d, requires_grad=True) for _ in range(3))
+    inputs = {t.untyped_storage().data_ptr() for t in (q, k, v)}
+    kept = {}  # storage address -> bytes, so that views count once
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        storage = t.untyped_storage()
+        if storage.data_ptr() not in inputs:
+            kept[storage.data_ptr()] = storage.nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        attend(q, k, v, **options)
+    return sum(kept.values())
