@@ -17,7 +17,7 @@ import torch
 
 API_PAGE = Path(__file__).resolve().parents[1] / "book" / "api.md"
 EXAMPLE = re.compile(r"```python\n(?P<code>.*?)```.*?```text\n(?P<out>.*?)```", re.S)
-N_EXAMPLES = 3
+N_EXAMPLES = 4
 
 
 def examples() -> list[tuple[str, str]]:

@@ -7,7 +7,8 @@ check, a function marked with ``@contract``; smaller public functions call
 a plain check function, which runs on every call. When an entry calls
 another entry, as the model calls its layers, the inner check is skipped:
 the outer check already covered its inputs. :func:`set_checks` turns every
-check off, to skip them once a model is known to be called correctly;
+``@contract`` check off (plain checks still run), to skip them once a model
+is known to be called correctly;
 ``benchmarks/README.md`` measures what they cost, which is little.
 :func:`trace_checks` records which entries a call runs and which checks run.
 """
@@ -37,7 +38,9 @@ _state = _CheckState()
 
 
 def set_checks(enabled: bool) -> bool:
-    """Turn the package's input checks on or off, and return the previous setting.
+    """Turn the ``@contract`` input checks on or off; return the previous setting.
+
+    The plain checks of small functions, such as ``causal_mask``'s, always run.
 
     With checks off, bad input is no longer caught early: it fails inside
     PyTorch, or not at all. Turn them off only for code already known to be

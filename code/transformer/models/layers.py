@@ -92,6 +92,9 @@ class EncoderLayer(nn.Module):
             mask: Optional boolean mask, ``True`` = may attend, broadcastable
                 to ``(B, h, L, L)``; typically a ``(B, 1, 1, L)`` padding mask.
                 A 2-D mask is read as ``(L, L)``, the same for every sequence.
+                A decoder-only model passes the
+                :data:`~transformer.parts.masks.CAUSAL` marker instead (the
+                type hint names only a tensor or ``None``).
 
         Returns:
             The transformed sequence.

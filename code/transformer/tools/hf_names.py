@@ -37,7 +37,7 @@ def config_from_hf(hf: Mapping[str, object]) -> DecoderOnlyConfig:
 
     Raises:
         ValueError: If the config asks for anything the book's model cannot
-            express (see ``transformer.checks.huggingface.check_hf_config``).
+            express (the check names the setting it refuses).
     """
     family = check_hf_config(hf)
     tied = bool(hf.get("tie_word_embeddings", True))
