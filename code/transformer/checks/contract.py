@@ -77,7 +77,7 @@ def trace_checks() -> Iterator[list[str]]:
 
     Each line of the list it yields is one event, indented by the call's
     depth in entries: an entry starting (its qualified name), or a check
-    that ran (``check ... runs``) or was skipped (``... skipped``). The list
+    that ran (``<check> runs``) or was skipped (``<check> skipped``). The list
     is filled as the block runs, in the thread that opened it.
     """
     previous, _state.trace = _state.trace, []

@@ -12,9 +12,10 @@ class LayerKVCache:
     """The keys and values of one attention layer, written in place step by step.
 
     The first update allocates room for ``max_len`` positions; every update
-    writes the new keys and values after the ones held, with no copy of the
-    old ones, and the attention reads the filled part. Without ``max_len``
-    the room doubles whenever it runs out.
+    writes the new keys and values after the ones held, without copying the
+    old ones while there is room, and the attention reads the filled part.
+    Without ``max_len`` the room doubles whenever it runs out, and only then
+    are the held positions copied into the larger buffer.
 
     Args:
         max_len: The most positions the cache will hold, or ``None``.

@@ -56,6 +56,15 @@ class History:
 
     The losses are cross-entropies without label smoothing, so that training
     and held-out curves are comparable.
+
+    Attributes:
+        step: The step of each training entry, from 1.
+        lr: The learning rate of each step.
+        train_loss: The loss of each step's batch, before the step learns from it.
+        train_acc: The next-token accuracy of each step's batch.
+        eval_step: The step of each held-out measurement.
+        eval_loss: The loss on the held-out batch at each measurement.
+        eval_acc: The accuracy on the held-out batch at each measurement.
     """
 
     step: list[int] = field(default_factory=list)
