@@ -1,4 +1,4 @@
-"""When the checks run: once per call path at the public entry, or not at all.
+"""When the checks run: once per outermost call, or not at all.
 
 Most routines that call, or are called by, other checked routines (the
 ``forward`` of the models and their parts, the attention functions and
@@ -63,7 +63,10 @@ def set_checks(enabled: bool) -> bool:
 
 @contextmanager
 def no_checks() -> Iterator[None]:
-    """Turn the input checks off inside a ``with`` block (see :func:`set_checks`)."""
+    """Turn the ``@contract`` checks off inside a ``with`` block.
+
+    See :func:`set_checks`; plain checks still run.
+    """
     previous = set_checks(False)
     try:
         yield
@@ -117,7 +120,7 @@ def entry(function: Callable[P, R]) -> Callable[P, R]:
 
 
 def contract(check: Callable[P, None]) -> Callable[P, None]:
-    """Mark the check of an entry point: run once per call path, unless turned off."""
+    """Mark the check of an entry point: run once per outermost call, unless off."""
 
     @functools.wraps(check)
     def run(*args: P.args, **kwargs: P.kwargs) -> None:

@@ -104,8 +104,12 @@ def embedding_lookup_figure(
     out_ax.yaxis.tick_right()
     out_ax.tick_params(axis="y", labelsize=8)
     for position, i in enumerate(ids):
+        # inset a little, so that two framed neighbours do not seem to frame
+        # the row between them
         table_ax.add_patch(
-            Rectangle((-0.5, i - 0.5), d_model, 1, fill=False, ec=HIGHLIGHT, lw=1.6)
+            Rectangle(
+                (-0.45, i - 0.4), d_model - 0.1, 0.8, fill=False, ec=HIGHLIGHT, lw=1.6
+            )
         )
         fig.add_artist(
             ConnectionPatch(
