@@ -159,3 +159,16 @@ def test_architecture_diagram_names_every_block_and_shape():
     ):
         assert name in texts, name
     plt.close("all")
+
+
+def test_matrix_heatmap_writes_light_numbers_on_dark_cells():
+    from transformer.plot import matrix_heatmap
+
+    # cividis, centred on 0: -2 is the darkest colour, +2 the lightest
+    ax = matrix_heatmap(torch.tensor([[-2.0, 2.0]]), annotate=10)
+    colours = {t.get_text(): t.get_color() for t in ax.texts}
+    assert colours == {"-2.00": "white", "2.00": "black"}
+    assert {t.get_fontsize() for t in ax.texts} == {10}
+    ax = matrix_heatmap(torch.tensor([[-2.0, 2.0]]), annotate=True)
+    assert {t.get_fontsize() for t in ax.texts} == {7}
+    plt.close("all")

@@ -224,7 +224,7 @@ def matrix_heatmap(
     centered: bool = True,
     xticklabels: Sequence[str] | None = None,
     yticklabels: Sequence[str] | None = None,
-    annotate: bool = False,
+    annotate: bool | float = False,
     aspect: str = "equal",
 ) -> Axes:
     """Draw any real matrix as a heatmap, e.g. a positional-encoding or weight matrix.
@@ -245,7 +245,9 @@ def matrix_heatmap(
             from the minimum to the maximum.
         xticklabels: Names of the columns.
         yticklabels: Names of the rows.
-        annotate: Write each value in its cell (for small matrices).
+        annotate: Write each value in its cell (for small matrices), in
+            white on dark cells and black on light ones; a number gives the
+            font size (``True``: 7).
         aspect: ``"equal"`` for square cells, ``"auto"`` to fill the axes,
             e.g. for a long, narrow table.
 
@@ -275,7 +277,11 @@ def matrix_heatmap(
         **scale,
     )
     if annotate:
+        size = 7 if annotate is True else annotate
         for (i, j), v in _cells(values):
-            ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7)
+            red, green, blue, _ = image.cmap(image.norm(v))
+            dark = 0.299 * red + 0.587 * green + 0.114 * blue < 0.5
+            ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=size,
+                    color="white" if dark else "black")  # fmt: skip
     ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label=colorbar_label)
     return ax

@@ -215,10 +215,10 @@ def _steps(
             steps.append(("+ residual", "AddNorm", "positional"))
         else:
             steps += [(text, note, kind), (f"+ residual, {norm}", "AddNorm", "norm")]
-    layer = (first, len(steps) - 1)
+    span = (first, len(steps) - 1)  # the rows of one layer
     if not isinstance(model.stack.norm, torch.nn.Identity):
         steps.append((type(model.stack.norm).__name__, "final norm", "norm"))
-    return steps + [("Linear: one score per token", "out_proj", "output")], layer
+    return steps + [("Linear: one score per token", "out_proj", "output")], span
 
 
 def modern_layer_figure(
@@ -243,8 +243,9 @@ def modern_layer_figure(
     # deferred: the diagram module's helpers draw the boxes
     from .diagram import _arrow, _block
 
-    layers = {name: _steps(model) for name, model in models.items()}
-    columns = {name: steps for name, (steps, _) in layers.items()}
+    columns, spans = {}, {}
+    for name, model in models.items():
+        columns[name], spans[name] = _steps(model)
     n_rows = max(map(len, columns.values()))
     fig, ax = plt.subplots(figsize=(3.4 * len(columns), 0.6 + 0.62 * n_rows))
     fig.subplots_adjust(left=0.0, right=1.0, bottom=0.0, top=0.93)
@@ -272,13 +273,13 @@ def modern_layer_figure(
                 )
             if r:
                 _arrow(ax, [(x, y - 1.1 + 0.4), (x, y - 0.4)])
-        _repeat_bracket(ax, x + 2.2, layers[name][1], len(models[name].stack.layers))
+        _repeat_bracket(ax, x + 2.2, spans[name], len(models[name].stack.layers))
     return fig
 
 
-def _repeat_bracket(ax: Axes, x: float, layer: tuple[int, int], n_layers: int) -> None:
-    """Bracket the rows ``layer`` (first, last) at ``x`` and label them ``× N``."""
-    bottom, top = 1.1 * layer[0] - 0.45, 1.1 * layer[1] + 0.45
+def _repeat_bracket(ax: Axes, x: float, span: tuple[int, int], n_layers: int) -> None:
+    """Bracket the rows ``span`` (first, last) at ``x`` and label them ``× N``."""
+    bottom, top = 1.1 * span[0] - 0.45, 1.1 * span[1] + 0.45
     ax.plot([x, x + 0.15, x + 0.15, x], [bottom, bottom, top, top], color="0.3", lw=1.2)
     ax.text(x + 0.3, (bottom + top) / 2, f"× N = {n_layers}", rotation=90,
             ha="center", va="center", fontsize=9)  # fmt: skip
