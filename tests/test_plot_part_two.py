@@ -133,3 +133,23 @@ def test_modern_layer_figure_reads_the_modules_and_marks_what_differs():
     # the embedding and the output layer, which both models share
     assert len(red) == 5 + 7
     plt.close(fig)
+
+
+def test_swiglu_flow_figure_reads_each_linear_layers_shape_from_its_module():
+    from transformer.parts.feedforward import PositionwiseFeedForward
+    from transformer.parts.swiglu import SwiGLU
+    from transformer.plot import swiglu_flow_figure
+
+    fig = swiglu_flow_figure(PositionwiseFeedForward(8, 24), SwiGLU(8, 12))
+    (ax,) = fig.axes
+    texts = [t.get_text() for t in ax.texts]
+    # the package names of the five matrices, in drawing order
+    assert [t for t in texts if t.startswith("w_")] == [
+        "w_1", "w_2", "w_gate", "w_up", "w_down",
+    ]  # fmt: skip
+    # each shape is the module's own: a changed width shows up in the boxes
+    assert {"linear: 8 → 24", "linear: 24 → 8", "gate: 8 → 12", "up: 8 → 12"} <= set(
+        texts
+    )
+    assert {"down: 12 → 8", "ReLU", "SiLU", "⊙", "x (d_model = 8)"} <= set(texts)
+    plt.close(fig)

@@ -20,7 +20,8 @@ placement, a layer's masks), ``pictures_layers`` (the two stacks unrolled),
 ``pictures_tiles`` (tiles of a causal mask, a kernel's launch grid),
 ``pictures_flash`` (bytes that three ways of attending move) and
 ``pictures_sampling`` (top-k and top-p cuts); ``part_two`` draws the modern
-decoder's (kv-head groups, the cache filling, the experiment).
+decoder's (kv-head groups, the cache filling, the experiment) and
+``pictures_gated`` SwiGLU's data flow.
 """
 
 from .curves import compare_curves, line_plot, position_accuracy_plot, training_curves
@@ -35,6 +36,7 @@ from .pictures_attention import mask_conventions_figure, soft_lookup_figure
 from .pictures_blocks import layer_masks_figure, norm_placement_figure
 from .pictures_early import attention_shapes_figure, embedding_lookup_figure
 from .pictures_flash import traffic_figure
+from .pictures_gated import swiglu_flow_figure
 from .pictures_heads import head_columns_figure, sinusoid_circle_figure
 from .pictures_layers import stacks_figure
 from .pictures_mixing import head_mixing_figure
@@ -73,6 +75,7 @@ __all__ = [
     "sinusoid_circle_figure",
     "soft_lookup_figure",
     "stacks_figure",
+    "swiglu_flow_figure",
     "tile_grid",
     "traffic_figure",
     "training_curves",

@@ -187,6 +187,9 @@ CHANGED_COLOR = "#c0392b"
 """Edge colour of a step that the other model does not have."""
 
 
+_ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "swiglu": "SwiGLU"}
+
+
 def _steps(
     model: torch.nn.Module,
 ) -> tuple[list[tuple[str, str, str]], tuple[int, int]]:
@@ -203,7 +206,8 @@ def _steps(
     sublayers = [
         (f"Self-attention{rope}", f"{attn.h} q heads, {attn.n_kv_heads} kv heads"),
         (
-            f"Feed-forward, {getattr(ffn, 'activation_name', 'swiglu')}",
+            "Feed-forward, "
+            + _ACTIVATION_NAMES[getattr(ffn, "activation_name", "swiglu")],
             type(ffn).__name__,
         ),
     ]
