@@ -28,7 +28,7 @@ def test_qkv_one_token_figure_draws_vector_projections_scores_weights_output():
     titles = [ax.get_title() for ax in fig.axes]
     assert len(titles) == 7
     for i, expected in enumerate(
-        ["x_1", "= x_1 W_Q", "= x_1 W_K", "= x_j W_V", "scores", "softmax"]
+        ["x_1", "= x_1 W_Q", "= x_j W_K", "= x_j W_V", "scores", "softmax"]
     ):
         assert expected in titles[i], (i, titles[i])
     assert "Σ_j a_j v_j" in titles[6]
@@ -40,15 +40,13 @@ def test_qkv_one_token_figure_draws_vector_projections_scores_weights_output():
         torch.tensor(scores, dtype=x.dtype), k @ q / math.sqrt(3), atol=1e-5
     )
     assert [t.get_text() for t in fig.axes[4].get_yticklabels()][1] == "k_1 'cat'"
-    # the values panel holds every token's value, one column per token
-    drawn = torch.tensor(fig.axes[3].images[0].get_array().data)
-    torch.testing.assert_close(drawn, (x @ w_v).T, check_dtype=False)
-    assert [t.get_text() for t in fig.axes[3].get_xticklabels()] == [
-        "v_0",
-        "v_1",
-        "v_2",
-        "v_3",
-    ]
+    # the keys and the values panels hold every token's key and value,
+    # one column per token, in token order
+    for ax, w, letter in [(fig.axes[2], w_k, "k"), (fig.axes[3], w_v, "v")]:
+        drawn = torch.tensor(ax.images[0].get_array().data)
+        torch.testing.assert_close(drawn, (x @ w).T, check_dtype=False)
+        labels = [t.get_text() for t in ax.get_xticklabels()]
+        assert labels == [f"{letter}_{j}" for j in range(4)], labels
 
 
 def test_split_heads_trace_ends_in_the_output_of_multihead_attention():
@@ -69,14 +67,20 @@ def test_head_split_figure_writes_every_shape_on_the_figure():
     assert isinstance(fig, Figure)
     assert len(fig.axes) == 3 + 3 * 3
     text = " ".join(ax.get_title() for ax in fig.axes)
+    # each panel is titled with the shape of what it draws: sequence 0 only
     for shape in [
-        "(B, L, d_model)\n= (2, 5, 12)",
-        "(B, h, L, d_k)\n= (2, 3, 5, 4)",
-        "(B, h, L, S)\n= (2, 3, 5, 5)",
-        "(B, L, h·d_k)\n= (2, 5, 12)",
-        "W_O",
+        "sequence 0\n(L, d_model) = (5, 12)",
+        "queries of each head\n(L, d_k) = (5, 4)",
+        "weights of each head\n(L, S) = (5, 5)",
+        "output of each head\n(L, d_k) = (5, 4)",
+        "(L, h·d_k) = (5, 12)",
+        "concat W_O\n(L, d_model) = (5, 12)",
     ]:
         assert shape in text, shape
+    assert "batch of 2" in fig.get_suptitle()
+    for ax in fig.axes:
+        drawn = ax.images[0].get_array().shape
+        assert f"= {drawn}".replace(",)", ")") in ax.get_title() or not ax.get_title()
     assert [ax.get_ylabel() for ax in fig.axes if ax.get_ylabel()] == [
         "head 0",
         "head 1",
@@ -95,3 +99,4 @@ def test_head_split_figure_writes_every_attention_weight():
         written = [float(t.get_text()) for t in ax.texts]
         expected = stages["weights"][0, head].flatten().tolist()
         assert written == pytest.approx(expected, abs=0.006)
+        assert all(t.get_fontsize() >= 8 for t in ax.texts)  # large enough to read

@@ -91,10 +91,10 @@ def qkv_one_token_figure(
 ) -> Figure:
     """Draw one head's attention for the token at ``position``, step by step.
 
-    From left to right: the token's vector ``x_i``; its query ``q_i`` and
-    key ``k_i``; the values ``v_j`` of every token, one column each; its row
-    of scores against every key; the softmax weights; and the output, the
-    weighted sum of those values.
+    From left to right: the token's vector ``x_i``; its query ``q_i``; the
+    keys ``k_j`` and the values ``v_j`` of every token, one column each; its
+    row of scores against every key; the softmax weights; and the output,
+    the weighted sum of those values.
 
     Args:
         x: The sequence, one row per token.
@@ -121,13 +121,13 @@ def qkv_one_token_figure(
     fig, axes = plt.subplots(
         1,
         7,
-        figsize=(13, 3.8),
-        gridspec_kw={"width_ratios": [1, 1, 1, 2.6, 2.4, 2.4, 1]},
+        figsize=(14, 3.8),
+        gridspec_kw={"width_ratios": [1, 1, 2.6, 2.6, 2.4, 2.4, 1]},
     )
     i, name = position, tokens[position]
     _strip(axes[0], x[i], f"x_{i} ('{name}')\n(d_model = {x.shape[-1]})")
     _strip(axes[1], q[i], f"q_{i} = x_{i} W_Q\n(d_k = {d_k})")
-    _strip(axes[2], k[i], f"k_{i} = x_{i} W_K")
+    _columns(axes[2], k, "every key k_j = x_j W_K", [f"k_{j}" for j in range(len(k))])
     _columns(axes[3], v, "every value v_j = x_j W_V", [f"v_{j}" for j in range(len(v))])
     for ax, row, title in [
         (axes[4], scores, f"scores q_{i}·k_j / √d_k"),
@@ -201,8 +201,9 @@ def head_split_figure(stages: dict[str, torch.Tensor]) -> Figure:
 
     Columns, left to right: the input, its queries cut into ``h`` heads, each
     head's attention weights, each head's output, the heads concatenated, and
-    the output after ``W_O``. Each column's title carries its shape, and
-    every attention weight is written in its cell.
+    the output after ``W_O``. Each column's title carries the shape of what it
+    draws (one sequence, so no batch axis), and every attention weight is
+    written in its cell.
 
     Args:
         stages: What :func:`split_heads_trace` returns.
@@ -212,12 +213,12 @@ def head_split_figure(stages: dict[str, torch.Tensor]) -> Figure:
     """
     B, L, d_model = stages["x"].shape
     h, d_k = stages["q"].shape[1], stages["q"].shape[-1]
-    fig = plt.figure(figsize=(12, 1.1 + 1.25 * h))
-    grid = fig.add_gridspec(h, 6, width_ratios=[2, 1.2, 1.2, 1.2, 2, 2], wspace=0.45)
+    fig = plt.figure(figsize=(13, 1.3 + 1.5 * h))
+    grid = fig.add_gridspec(h, 6, width_ratios=[2, 1.2, 2, 1.2, 2, 2], wspace=0.4)
     wide = [
-        (0, "x", f"input x\n(B, L, d_model)\n= ({B}, {L}, {d_model})"),
-        (4, "concat", f"concat heads\n(B, L, h·d_k)\n= ({B}, {L}, {h * d_k})"),
-        (5, "output", f"output = concat W_O\n(B, L, d_model)\n= ({B}, {L}, {d_model})"),
+        (0, "x", f"input x, sequence 0\n(L, d_model) = ({L}, {d_model})"),
+        (4, "concat", f"heads concatenated\n(L, h·d_k) = ({L}, {h * d_k})"),
+        (5, "output", f"output = concat W_O\n(L, d_model) = ({L}, {d_model})"),
     ]
     columns = []
     for column, name, title in wide:
@@ -228,14 +229,9 @@ def head_split_figure(stages: dict[str, torch.Tensor]) -> Figure:
             for cut in range(1, h):
                 ax.axvline(cut * d_k - 0.5, color="black", lw=1.5)
     per_head = [
-        (1, "q", f"Q split\n(B, h, L, d_k)\n= ({B}, {h}, {L}, {d_k})", None),
-        (
-            2,
-            "weights",
-            f"attention per head\n(B, h, L, S)\n= ({B}, {h}, {L}, {L})",
-            1.0,
-        ),
-        (3, "heads", f"head outputs\n(B, h, L, d_k)\n= ({B}, {h}, {L}, {d_k})", None),
+        (1, "q", f"queries of each head\n(L, d_k) = ({L}, {d_k})", None),
+        (2, "weights", f"weights of each head\n(L, S) = ({L}, {L})", 1.0),
+        (3, "heads", f"output of each head\n(L, d_k) = ({L}, {d_k})", None),
     ]
     for column, name, title, vmax in per_head:
         for head in range(h):
@@ -243,15 +239,16 @@ def head_split_figure(stages: dict[str, torch.Tensor]) -> Figure:
             _matrix(ax, stages[name][0, head], title if head == 0 else "", vmax)
             if name == "weights":  # write each weight: a dark block says nothing
                 weights = stages[name][0, head].detach().numpy()
-                _write(ax, weights, dark=lambda v: v < 0.6, fontsize=6)
+                _write(ax, weights, dark=lambda v: v < 0.6, fontsize=8)
             if column == 1:
                 ax.set_ylabel(f"head {head}", fontsize=9)
             if head == 0:
                 columns.append(ax)
     fig.suptitle(
-        "Multi-head attention: split the width into heads, attend, concatenate, mix"
+        f"Multi-head attention on sequence 0 of a batch of {B}: split the width"
+        " into heads, attend, concatenate, mix"
     )
     fig.subplots_adjust(
-        top=1 - 1.2 / (1.1 + 1.25 * h), bottom=0.03, left=0.04, right=0.99
+        top=1 - 0.9 / (1.3 + 1.5 * h), bottom=0.03, left=0.04, right=0.99
     )
     return fig
