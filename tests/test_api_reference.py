@@ -4,10 +4,12 @@ import importlib
 import inspect
 import pkgutil
 import re
+from pathlib import Path
 
 import pytest
 
 import transformer
+from transformer.data import tokenizer
 
 pytestmark = pytest.mark.slow
 
@@ -40,3 +42,16 @@ def test_api_reference_documents_every_public_name(site):
 def test_package_exports_resolve():
     for name in transformer.__all__:
         assert hasattr(transformer, name), name
+
+
+def test_typed_special_ids_match_the_package():
+    """The four special ids, typed by hand in book/api.md, are the package's."""
+    page = (Path(__file__).resolve().parents[1] / "book" / "api.md").read_text()
+    typed = re.findall(
+        r"\.\. py:data:: (\w+)\n\s+:module: transformer\.data\.tokenizer\n"
+        r"\s+:value: (-?\d+)\n",
+        page,
+    )
+    assert {name for name, _ in typed} == {"PAD_ID", "BOS_ID", "EOS_ID", "UNK_ID"}
+    for name, value in typed:
+        assert int(value) == getattr(tokenizer, name), name
