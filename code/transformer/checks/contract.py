@@ -102,9 +102,9 @@ def entry(function: Callable[P, R]) -> Callable[P, R]:
     """Mark a public entry point: one ``@contract`` check runs per outermost call.
 
     The first check called inside the outermost entry runs, usually that
-    entry's own, and marks the call checked; every later check in it (a
-    model's layers', a layer's attention's) is skipped, because its input
-    comes from checked code. An entry without a check leaves its input to
+    entry's own, and marks the call checked; every later check in it, such
+    as those of a model's layers, is skipped, because its input comes from
+    checked code. An entry without a check leaves its input to
     the first check that runs; the mark is cleared when the call returns.
     """
 
