@@ -2,7 +2,7 @@
 
 Every chapter starts with ``transformer.setup()``. It makes two builds of a
 page on the same machine, with the same versions, print the same numbers,
-and prints what produced them.
+except the timing ratios a clock measures, and prints what produced them.
 """
 
 from __future__ import annotations
@@ -98,7 +98,8 @@ def setup(seed: int = 0, threads: int = 1, *, quiet: bool = False) -> None:
 
     One thread is the default because the numbers a CPU computes can depend
     on how a reduction is split across threads; with a fixed count, two
-    builds print the same digits even when two chapters run at once.
+    builds print the same digits even when two chapters run at once (timing
+    ratios, which a clock measures, still move a little).
 
     Args:
         seed: Seed for every random generator.

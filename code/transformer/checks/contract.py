@@ -4,9 +4,11 @@ Most routines that call, or are called by, other checked routines (the
 ``forward`` of the models and their parts, the attention functions and
 ``generate``) are marked with ``@entry`` and start with one call to their
 check, a function marked with ``@contract``; smaller public functions call
-a plain check function, which runs on every call. When an entry calls
-another entry, as the model calls its layers, the inner check is skipped:
-the outer check already covered its inputs. :func:`set_checks` turns every
+a plain check function, which runs on every call. Inside an outermost
+entry's call, the first ``@contract`` check to run marks the call checked;
+every later one is skipped, because its input comes from checked code. An
+entry without a check of its own leaves its caller's input to the first
+check that runs. :func:`set_checks` turns every
 ``@contract`` check off (plain checks still run), to skip them once a model
 is known to be called correctly;
 ``benchmarks/README.md`` measures what they cost, which is little.
@@ -97,12 +99,13 @@ def _record(event: str, depth: int) -> None:
 
 
 def entry(function: Callable[P, R]) -> Callable[P, R]:
-    """Mark a public entry point: the checks of entries it calls are skipped.
+    """Mark a public entry point: one ``@contract`` check runs per outermost call.
 
     The first check called inside the outermost entry runs, usually that
-    entry's own; once it has passed, the checks of every entry called
-    inside it (a model's layers, a layer's attention) are skipped, because
-    the outer check already covered their inputs.
+    entry's own, and marks the call checked; every later check in it, such
+    as those of a model's layers, is skipped, because its input comes from
+    checked code. An entry without a check leaves its input to
+    the first check that runs; the mark is cleared when the call returns.
     """
 
     @functools.wraps(function)
@@ -120,7 +123,7 @@ def entry(function: Callable[P, R]) -> Callable[P, R]:
 
 
 def contract(check: Callable[P, None]) -> Callable[P, None]:
-    """Mark the check of an entry point: run once per outermost call, unless off."""
+    """Mark an entry's check: only the first in an outermost call runs, unless off."""
 
     @functools.wraps(check)
     def run(*args: P.args, **kwargs: P.kwargs) -> None:

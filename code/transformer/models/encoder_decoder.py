@@ -79,9 +79,11 @@ class Transformer(nn.Module):
                 attend. It serves the encoder's self-attention and the
                 decoder's cross-attention, so it must broadcast to both
                 ``(B, h, S, S)`` and ``(B, h, L, S)``. It must also be 4-D,
-                because a source mask differs between sequences: a mask with
-                fewer axes is refused even where it broadcasts, as ``(1, S)``
-                does. In practice it is the ``(B, 1, 1, S)`` padding mask from
+                because a source mask differs between sequences and
+                broadcasting lines shapes up from the right: a 2-D mask would
+                be read as ``(S, S)``, one for every sequence, so a ``(B, S)``
+                mask with ``B == S`` would pass with the wrong meaning. In
+                practice it is the ``(B, 1, 1, S)`` padding mask from
                 :func:`~transformer.parts.masks.padding_mask`; a ``(B, S)``
                 mask needs ``mask[:, None, None, :]``.
             tgt_mask: Optional boolean mask over the target, ``True`` = may
