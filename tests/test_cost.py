@@ -69,7 +69,7 @@ def test_kept_for_backward_leaves_out_the_inputs_and_passes_options():
 def test_kept_for_backward_rejects_bad_arguments():
     with pytest.raises(TypeError, match="attend"):
         kept_for_backward(3)
-    with pytest.raises(ValueError, match="L must be a positive integer, got 0"):
+    with pytest.raises(ValueError, match="L must be a positive int, got 0"):
         kept_for_backward(naive_attention, L=0)
-    with pytest.raises(ValueError, match="d must be"):
+    with pytest.raises(TypeError, match="d must be a positive int, got float 2.5"):
         kept_for_backward(naive_attention, d=2.5)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import torch.nn as nn
 
+from .tensors import check_positive_int
+
 
 def check_trace_options(
     model: object, max_depth: object, exclude: tuple
@@ -26,6 +28,5 @@ def check_kept_options(attend: object, L: object, d: object) -> None:
     """Check the arguments of ``kept_for_backward``: a callable and two sizes >= 1."""
     if not callable(attend):
         raise TypeError(f"attend must be callable, got {type(attend).__name__}")
-    for name, size in (("L", L), ("d", d)):
-        if not isinstance(size, int) or isinstance(size, bool) or size < 1:
-            raise ValueError(f"{name} must be a positive integer, got {size!r}")
+    check_positive_int("L", L)
+    check_positive_int("d", d)

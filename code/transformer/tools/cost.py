@@ -156,8 +156,8 @@ def kept_for_backward(
         The bytes kept, besides the inputs.
 
     Raises:
-        TypeError: If ``attend`` is not callable.
-        ValueError: If ``L`` or ``d`` is not a positive integer.
+        TypeError: If ``attend`` is not callable, or ``L`` or ``d`` not an int.
+        ValueError: If ``L`` or ``d`` is not positive.
     """
     check_kept_options(attend, L, d)
     q, k, v = (torch.randn(1, 1, L, d, requires_grad=True) for _ in range(3))
