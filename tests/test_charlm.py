@@ -11,6 +11,7 @@ from transformer import (
     bits_per_char,
     book_chapters,
     train_lm,
+    unigram_bits,
 )
 
 TEXT = ["the cat sat on the mat. " * 20, "a dog ran in the fog. " * 20]
@@ -94,6 +95,14 @@ def test_the_wheel_lists_every_subpackage_and_the_chapters():
         setuptools["packages"]
     )
     assert setuptools["package-dir"]["transformer.chapters"] == "book"
+
+
+def test_unigram_bits_is_the_smoothed_character_count_by_hand():
+    # train "aaab": a 3 times, b once; + 1 each: p(a) = 4 / 6, p(b) = 2 / 6
+    corpus = CharCorpus("ab", torch.tensor([0, 0, 0, 1]), torch.tensor([1, 0, 1]))
+    # scored on the held-out characters but the first, as bigram_bits is: a, b
+    expected = -(math.log2(4 / 6) + math.log2(2 / 6)) / 2
+    assert unigram_bits(corpus) == pytest.approx(expected)
 
 
 def test_bigram_bits_is_the_smoothed_pair_count_by_hand():

@@ -89,7 +89,7 @@ from .training.ablation import (
     summarise_ablation,
     time_per_step,
 )
-from .training.baselines import bigram_bits
+from .training.baselines import bigram_bits, unigram_bits
 from .training.charlm import CharCorpus, bits_per_char, book_chapters, train_lm
 
 __all__ += [
@@ -117,4 +117,5 @@ __all__ += [
     "tiled_attention",
     "to_hf",
     "train_lm",
+    "unigram_bits",
 ]
