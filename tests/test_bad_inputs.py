@@ -261,3 +261,13 @@ def test_a_2d_causal_mask_still_works_everywhere():
     x = torch.randn(2, 4, D)
     assert MultiHeadAttention(D, 2)(x, x, x, causal_mask(4)).shape == (2, 4, D)
     assert transformer.EncoderLayer(D, 2, 16)(x, causal_mask(4)).shape == (2, 4, D)
+
+
+def test_an_encoder_mask_of_the_wrong_length_names_the_self_attention_shape():
+    # An encoder attends over its own positions, so its mask is (B, h, L, L).
+    x = torch.randn(2, 4, D)
+    mask = torch.ones(2, 1, 4, 5, dtype=torch.bool)
+    for module in (EncoderLayer(D, 2, 16), Encoder(D, 2, 16, 1)):
+        with pytest.raises(ValueError, match=r"mask .*\(B, h, L, L\)") as error:
+            module(x, mask)
+        assert "(2, 2, 4, 4)" in str(error.value) and "(2, 1, 4, 5)" in str(error.value)

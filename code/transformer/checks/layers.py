@@ -47,7 +47,7 @@ def check_encoder_inputs(module: object, x: object, mask: object) -> None:
     B, L, _ = x.shape
     if mask is not None:
         check_attention_mask(
-            "mask", mask, (B, module.h, L, L), "(B, h, L, S)", device=x.device
+            "mask", mask, (B, module.h, L, L), "(B, h, L, L)", device=x.device
         )
 
 
