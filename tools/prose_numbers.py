@@ -42,7 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # elsewhere (the paper, another library's defaults), or
 # constants. Chapter -> {number as typed: why}.
 ALLOWED: dict[str, dict[str, str]] = {
-    "layers": {"65M": "the paper's count of its base model, quoted from its Table 3"},
+    "assembled": {
+        "65M": "the paper's count of its base model, quoted from its Table 3"
+    },
     "modern_decoder": {
         "1.5": "3/2, the ratio of three matrices to two",
         "7B": "a model's name",
