@@ -1,13 +1,15 @@
-"""The package page's typed examples print what the page says they print.
+"""The typed examples of the package page and CONTRIBUTING.md print what they show.
 
-book/api.md is a reference, not an executed chapter, so its examples are
-Python blocks followed by the output a reader should see. This test runs
-the blocks in order in one namespace, as a reader would in one Python
-session (a later block may use what an earlier one defined), and compares
-each block's printout with its output, line by line.
+book/api.md is a reference, not an executed chapter, and CONTRIBUTING.md is not
+built at all, so their examples are Python blocks followed by the output a
+reader should see. This test runs each file's blocks in order in one namespace
+per file, as a reader would in one Python session (a later block may use what
+an earlier one defined), and compares each block's printout with its output,
+line by line.
 """
 
 import contextlib
+import functools
 import io
 import re
 from pathlib import Path
@@ -15,37 +17,44 @@ from pathlib import Path
 import pytest
 import torch
 
-API_PAGE = Path(__file__).resolve().parents[1] / "book" / "api.md"
+ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = re.compile(r"```python\n(?P<code>.*?)```.*?```text\n(?P<out>.*?)```", re.S)
-N_EXAMPLES = 4
+# How many examples each file has: the worked example and the input check on
+# the package page; which check runs, in CONTRIBUTING.md's "Input checks".
+N_EXAMPLES = {"book/api.md": 2, "CONTRIBUTING.md": 3}
+CASES = [(page, index) for page, n in N_EXAMPLES.items() for index in range(n)]
 
 
-def examples() -> list[tuple[str, str]]:
-    """Each Python block of the page with the first text block after it."""
-    return [(m["code"], m["out"]) for m in EXAMPLE.finditer(API_PAGE.read_text())]
+def examples(page: str) -> list[tuple[str, str]]:
+    """Each Python block of ``page`` with the first text block after it."""
+    return [(m["code"], m["out"]) for m in EXAMPLE.finditer((ROOT / page).read_text())]
 
 
-def run(code: str, namespace: dict, index: int) -> str:
+def run(code: str, namespace: dict, label: str) -> str:
     """Run one block in ``namespace`` and return what it printed."""
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        exec(compile(code, f"api.md example {index}", "exec"), namespace)
+        exec(compile(code, label, "exec"), namespace)
     return printed.getvalue()
 
 
-@pytest.fixture(scope="module")
-def printouts() -> list[str]:
-    """What each block printed, the blocks run in order in one namespace."""
+@functools.cache
+def printouts(page: str) -> tuple[str, ...]:
+    """What each block of ``page`` printed, run in order in one namespace."""
     torch.set_num_threads(1)
     namespace: dict = {}
-    return [run(code, namespace, i) for i, (code, _) in enumerate(examples())]
+    return tuple(
+        run(code, namespace, f"{page} example {i}")
+        for i, (code, _) in enumerate(examples(page))
+    )
 
 
-def test_the_page_has_its_examples():
-    assert len(examples()) == N_EXAMPLES
+@pytest.mark.parametrize("page", N_EXAMPLES)
+def test_the_page_has_its_examples(page):
+    assert len(examples(page)) == N_EXAMPLES[page]
 
 
-@pytest.mark.parametrize("index", range(N_EXAMPLES))
-def test_an_example_prints_what_the_page_shows(index, printouts):
-    expected = examples()[index][1]
-    assert printouts[index].splitlines() == expected.splitlines()
+@pytest.mark.parametrize(("page", "index"), CASES)
+def test_an_example_prints_what_the_page_shows(page, index):
+    expected = examples(page)[index][1]
+    assert printouts(page)[index].splitlines() == expected.splitlines()
