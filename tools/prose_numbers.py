@@ -51,6 +51,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         "70B": "a model's name",
         "32,000": "LLaMA's vocabulary, quoted from its paper",
     },
+    "kv_cache": {"70B": "a model's name"},
     "real_checkpoints": {
         "3.1": "a model's name, LLaMA 3.1",
         "3.2": "a model's name, LLaMA 3.2",
