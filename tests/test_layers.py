@@ -164,7 +164,7 @@ def test_layers_reject_bad_constructor_arguments(kind, args, options, error, mat
         (
             (torch.randn(2, 5, D_MODEL), causal_mask(4)),
             ValueError,
-            r"mask must broadcast to \(B, h, L, S\) = \(2, 4, 5, 5\), got shape "
+            r"mask must broadcast to \(B, h, L, L\) = \(2, 4, 5, 5\), got shape "
             r"\(4, 4\)",
         ),
     ],
