@@ -48,8 +48,6 @@ ALLOWED: dict[str, dict[str, str]] = {
     "modern_decoder": {
         "1.5": "3/2, the ratio of three matrices to two",
         "7B": "a model's name",
-        "70B": "a model's name",
-        "32,000": "LLaMA's vocabulary, quoted from its paper",
     },
     "kv_cache": {"70B": "a model's name"},
     "real_checkpoints": {
