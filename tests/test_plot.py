@@ -95,6 +95,17 @@ def test_attention_grid_draws_one_panel_per_matrix():
     plt.close("all")
 
 
+def test_attention_grid_draws_one_shared_colour_bar_when_asked():
+    from transformer.plot import attention_grid
+
+    weights = torch.softmax(torch.randn(3, 4, 5), dim=-1)
+    assert len(attention_grid(weights, ncols=3).axes) == 3
+    fig = attention_grid(weights, ncols=3, colorbar_label="weight")
+    assert len(fig.axes) == 4  # three panels and one bar
+    assert fig.axes[-1].get_ylabel() == "weight"
+    plt.close("all")
+
+
 def test_position_accuracy_plot_draws_each_run_and_chance():
     from transformer.plot import position_accuracy_plot
 

@@ -4,11 +4,9 @@ Most routines that call, or are called by, other checked routines (the
 ``forward`` of the models and their parts, the attention functions and
 ``generate``) are marked with ``@entry`` and start with one call to their
 check, a function marked with ``@contract``; smaller public functions call
-a plain check function, which runs on every call. Inside an outermost
-entry's call, the first ``@contract`` check to run marks the call checked;
-every later one is skipped, because its input comes from checked code. An
-entry without a check of its own leaves its caller's input to the first
-check that runs. :func:`set_checks` turns every
+a plain check function, which runs on every call. Only the first
+``@contract`` check in an outermost call runs (:func:`entry` says why).
+:func:`set_checks` turns every
 ``@contract`` check off (plain checks still run), to skip them once a model
 is known to be called correctly;
 ``benchmarks/README.md`` measures what they cost, which is little.

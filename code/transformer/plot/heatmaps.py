@@ -154,6 +154,7 @@ def attention_grid(
     ncols: int = 4,
     xlabel: str = "key position (S)",
     ylabel: str = "query position (L)",
+    colorbar_label: str | None = None,
 ) -> plt.Figure:
     """Draw several attention matrices side by side, e.g. one per head.
 
@@ -167,6 +168,8 @@ def attention_grid(
         ncols: Panels per row.
         xlabel: Label of the key axes (bottom row only).
         ylabel: Label of the query axes (left column only).
+        colorbar_label: If given, one colour bar for every panel (they share
+            the 0 to 1 scale of attention weights), with this label.
 
     Returns:
         The figure.
@@ -210,6 +213,11 @@ def attention_grid(
     if suptitle:
         fig.suptitle(suptitle)
     fig.tight_layout()
+    if colorbar_label is not None:
+        panels = list(axes.flat)[: len(matrices)]
+        fig.colorbar(
+            panels[0].images[0], ax=panels, label=colorbar_label, fraction=0.05
+        )
     return fig
 
 

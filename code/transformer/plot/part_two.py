@@ -132,7 +132,7 @@ def cache_fill_plot(
     ax.set_ylabel(ylabel)
     ax.legend(
         handles=[Patch(color=c, label=n) for c, n in zip(CACHE_COLORS, names)],
-        loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=3, fontsize=8,
+        loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=3, fontsize=8,
     )  # fmt: skip
     return ax
 
