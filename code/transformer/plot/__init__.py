@@ -18,6 +18,7 @@ architecture diagram has its own module, :mod:`transformer.plot.diagram`. Each
 placement, a layer's masks), ``pictures_layers`` (the two stacks unrolled),
 ``pictures_training`` (decoding modes, language-model layouts),
 ``pictures_tiles`` (tiles of a causal mask, a kernel's launch grid),
+``pictures_tiles2`` (one step of tiled attention),
 ``pictures_flash`` (bytes that three ways of attending move) and
 ``pictures_sampling`` (top-k and top-p cuts); ``part_two`` draws the modern
 decoder's (kv-head groups, the cache filling, the experiment) and
@@ -40,8 +41,9 @@ from .pictures_gated import swiglu_flow_figure
 from .pictures_heads import head_columns_figure, sinusoid_circle_figure
 from .pictures_layers import stacks_figure
 from .pictures_mixing import head_mixing_figure
-from .pictures_sampling import sampling_cut_plot, sampling_cuts
+from .pictures_sampling import sampling_cut_plot, sampling_cuts, token_label
 from .pictures_tiles import causal_tiles, launch_grid_figure, tile_grid
+from .pictures_tiles2 import tile_step
 from .pictures_training import decoding_modes_figure, lm_layouts_figure
 from .style import BOOK_STYLE, MASK_COLORS, use_book_style
 
@@ -77,6 +79,8 @@ __all__ = [
     "stacks_figure",
     "swiglu_flow_figure",
     "tile_grid",
+    "tile_step",
+    "token_label",
     "traffic_figure",
     "training_curves",
     "use_book_style",
