@@ -66,14 +66,26 @@ class _NumberedReader(ListingReader):
 
 
 def _fences(page: Path, name: str) -> list[tuple[int, str, list[str]]]:
-    """The ``{name}`` directives of ``page``: line, argument, lines of content."""
+    """The ``{name}`` directives of ``page``: line, argument, lines of content.
+
+    Directives nested in another one, such as a listing inside a dropdown
+    admonition, count too: they are found in the outer directive's content.
+    """
+    return _fences_in(page.read_text(), name, 0)
+
+
+def _fences_in(text: str, name: str, offset: int) -> list[tuple[int, str, list[str]]]:
     found = []
-    for token in MarkdownIt("commonmark").parse(page.read_text()):
+    for token in MarkdownIt("commonmark").parse(text):
+        if token.type != "fence":
+            continue
         directive, _, argument = token.info.strip().partition(" ")
-        if token.type == "fence" and directive == f"{{{name}}}":
+        if directive == f"{{{name}}}":
             found.append(
-                (token.map[0] + 1, argument.strip(), token.content.split("\n"))
+                (offset + token.map[0] + 1, argument.strip(), token.content.split("\n"))
             )
+        elif directive.startswith("{"):
+            found += _fences_in(token.content, name, offset + token.map[0] + 1)
     return found
 
 
