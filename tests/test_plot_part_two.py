@@ -100,6 +100,8 @@ def test_modern_layer_figure_reads_the_modules_and_marks_what_differs():
             norm="rms",
             activation="swiglu",
             positional="rope",
+            scale_embeddings=False,
+            output_bias=False,
         )
     )
     fig = modern_layer_figure({"paper": paper, "llama": llama})
@@ -107,6 +109,14 @@ def test_modern_layer_figure_reads_the_modules_and_marks_what_differs():
     texts = [t.get_text() for t in ax.texts]
     assert "+ positions" in texts and "Self-attention + RoPE" in texts
     assert "4 q heads, 2 kv heads" in texts and texts.count("RMSNorm") == 3
+    # the paper's defaults scale the embeddings and give the output a bias;
+    # a model without them draws neither step
+    assert texts.count("× √d_model") == 1 and texts.count("+ bias") == 1
+    bare = DecoderOnlyTransformer(
+        DecoderOnlyConfig(**sizes, scale_embeddings=False, output_bias=False)
+    )
+    bare_texts = [t.get_text() for t in modern_layer_figure({"b": bare}).axes[0].texts]
+    assert "× √d_model" not in bare_texts and "+ bias" not in bare_texts
     # one bracket per column over the layer's steps, labelled with N
     assert texts.count("× N = 1") == 2
     # each bracket spans its column's layer, from its first step to its last
@@ -129,9 +139,10 @@ def test_modern_layer_figure_reads_the_modules_and_marks_what_differs():
         for p in ax.patches
         if p.get_edgecolor()[:3] == matplotlib.colors.to_rgb(CHANGED_COLOR)
     ]
-    # paper: positions, attention, 2 add & norms, ffn; llama: the 7 between
-    # the embedding and the output layer, which both models share
-    assert len(red) == 5 + 7
+    # paper: the scaling by sqrt(d_model), positions, attention, 2 add & norms,
+    # ffn and the output bias; llama: the 7 between the embedding and the
+    # output layer, which both models share
+    assert len(red) == 7 + 7
     plt.close(fig)
 
 

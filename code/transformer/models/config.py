@@ -52,7 +52,8 @@ class StackConfig:
             output projection, as the paper does (section 3.4).
         norm: ``"layer"`` (the paper) or ``"rms"``
             (:class:`~transformer.parts.rmsnorm.RMSNorm`).
-        norm_eps: The ``eps`` of every norm (``1e-5``; LLaMA uses ``1e-6``).
+        norm_eps: The ``eps`` of every norm (``1e-5``, as LLaMA 2 and later;
+            LLaMA 1 uses ``1e-6``).
 
     Raises:
         TypeError: If a field has the wrong type.

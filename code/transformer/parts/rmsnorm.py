@@ -21,6 +21,8 @@ class RMSNorm(nn.Module):
     Args:
         d_model: Width of the vectors to normalise.
         eps: Added to the mean square before the square root, for stability.
+            The default, ``1e-6``, is LLaMA 1's; the package's configs pass
+            their ``norm_eps`` (``1e-5``), so a model's norms use that.
 
     Attributes:
         weight: The gain, an ``nn.Parameter`` of shape ``(d_model,)``, ones at first.

@@ -200,6 +200,8 @@ def _steps(
     norm = type(layer.add_norm1.norm).__name__
     positional = type(model.positional).__name__
     steps = [("Token embedding", type(model.embed).__name__, "embedding")]
+    if model.embed.scale != 1.0:
+        steps.append(("× √d_model", "scale_embeddings", "embedding"))
     if "Sinusoidal" in positional or "Learned" in positional:
         steps.append(("+ positions", positional, "positional"))
     rope = " + RoPE" if attn.rope is not None else ""
@@ -222,7 +224,10 @@ def _steps(
     span = (first, len(steps) - 1)  # the rows of one layer
     if not isinstance(model.stack.norm, torch.nn.Identity):
         steps.append((type(model.stack.norm).__name__, "final norm", "norm"))
-    return steps + [("Linear: one score per token", "out_proj", "output")], span
+    steps.append(("Linear: one score per token", "out_proj", "output"))
+    if model.out_proj.bias is not None:
+        steps.append(("+ bias", "output_bias", "output"))
+    return steps, span
 
 
 def modern_layer_figure(
@@ -230,9 +235,10 @@ def modern_layer_figure(
 ) -> Figure:
     """Draw decoder-only models side by side, step by step, from their modules.
 
-    Each column reads one model's modules: its embedding, its positions (if
-    added to the embeddings), one layer's sublayers and norms in the order
-    they run, the final norm and the output layer. A bracket marks the
+    Each column reads one model's modules: its embedding (and its scaling by
+    ``sqrt(d_model)``, if any), its positions (if added to the embeddings),
+    one layer's sublayers and norms in the order they run, the final norm and
+    the output layer (and its bias, if any). A bracket marks the
     layer's steps, which the model repeats ``N`` times. A step whose text no
     other column has gets a red edge: that is where the models differ.
 
