@@ -5,7 +5,7 @@ Most routines that call, or are called by, other checked routines (the
 ``generate``) are marked with ``@entry`` and start with one call to their
 check, a function marked with ``@contract``; smaller public functions call
 a plain check function, which runs on every call. Only the first
-``@contract`` check in an outermost call runs (``entry`` says why).
+``@contract`` check in an outermost call runs (:func:`entry` says why).
 :func:`set_checks` turns every
 ``@contract`` check off (plain checks still run), to skip them once a model
 is known to be called correctly;
