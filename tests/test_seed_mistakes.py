@@ -1,4 +1,4 @@
-"""Regression tests for the two seed mistakes of the appendix (book/mistakes.md).
+"""Regression tests for the two seed mistakes of the mistakes page (book/mistakes.md).
 
 A positional table must follow the module through ``.to()`` and dtype casts,
 and every Add & Norm must own its ``LayerNorm``.
@@ -40,8 +40,8 @@ def test_sinusoidal_table_is_recomputed_not_saved():
     assert torch.equal(fresh.pe, module.pe)
 
 
-def test_plain_tensor_attribute_is_left_behind_as_the_appendix_shows():
-    # The reproduction of the bug, so that the appendix's claim stays true.
+def test_plain_tensor_attribute_is_left_behind_as_the_mistakes_page_shows():
+    # The reproduction of the bug, so that the page's claim stays true.
     class Buggy(nn.Module):
         def __init__(self):
             super().__init__()
