@@ -15,7 +15,7 @@ class SwiGLU(nn.Module):
 
     ``w_down(silu(w_gate(x)) * w_up(x))`` (Shazeer, 2020). Where the paper's
     network has two matrices, this one has three, so a SwiGLU with hidden
-    width ``2/3 * d_ff`` has as many parameters as a ReLU network of width
+    width ``2/3 * d_ff`` has as many weights as a ReLU network of width
     ``d_ff``; the modern-decoder chapter works this out.
 
     Args:
