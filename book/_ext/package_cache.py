@@ -12,6 +12,7 @@ holding their hash, so that an edit of any page re-runs it.
 
 import fcntl
 import hashlib
+import importlib.util
 import os
 import shutil
 from pathlib import Path
@@ -42,10 +43,15 @@ def package_hash(folder: Path) -> str:
 
 
 def check_package_source(code: Path) -> None:
-    """Raise RuntimeError unless ``import transformer`` gives ``code/transformer``."""
-    import transformer
+    """Raise RuntimeError unless ``import transformer`` gives ``code/transformer``.
 
-    found = Path(transformer.__file__).resolve().parent
+    It finds the package as ``import`` would, without running it: importing
+    it would import torch, a second and a half before the build can start.
+    """
+    spec = importlib.util.find_spec("transformer")
+    if spec is None or spec.origin is None:
+        raise RuntimeError(f"cannot import transformer: run `make setup` ({code})")
+    found = Path(spec.origin).resolve().parent
     if found != (code / "transformer").resolve():
         raise RuntimeError(
             f"imported transformer from {found}, not from this checkout's "
