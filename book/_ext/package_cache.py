@@ -100,7 +100,8 @@ def _on_config_inited(app: Sphinx, config: Config) -> None:
     config.package_cache_hash = key = package_hash(folder)[:16]
     pages = b"\0".join(p.read_bytes() for p in sorted(Path(app.srcdir).glob("*.md")))
     app.book_text_hash = hashlib.sha256(pages).hexdigest()[:16]
-    root = Path(app.outdir).parent / CACHE_ROOT
+    given = config.package_cache_root
+    root = Path(given) if given else Path(app.outdir).parent / CACHE_ROOT
     cache = root / key
     cache.mkdir(parents=True, exist_ok=True)
     # Held (shared) until this process ends; parallel workers inherit it.
@@ -118,6 +119,9 @@ def _on_config_inited(app: Sphinx, config: Config) -> None:
 def setup(app: Sphinx) -> dict:
     app.add_config_value("package_cache_watch", "code/transformer", "env", str)
     app.add_config_value("package_cache_keep", 4, "", int)
+    # where the states' folders go; "" means .jupyter_cache beside the output
+    # folder. `make pdf` points it at the site's, so that it runs no chapter twice.
+    app.add_config_value("package_cache_root", "", "", str)
     app.add_config_value("package_cache_hash", "", "env", str)
     app.connect("config-inited", _on_config_inited, priority=900)
     app.connect("source-read", _add_text_hash)

@@ -30,8 +30,9 @@ class SinusoidalPositionalEncoding(nn.Module):
     Even dimension ``2i`` of position ``pos`` holds
     ``sin(pos / 10000^(2i / d_model))`` and odd dimension ``2i + 1`` the
     cosine of the same angle. The table is computed once, in float64, and
-    kept as a buffer: it is not trained, moves with ``.to(device)``, and is
-    left out of the ``state_dict`` because it can always be recomputed.
+    kept in the default dtype as a buffer: it is not trained, moves with
+    ``.to(device)``, and is left out of the ``state_dict`` because it can
+    always be recomputed.
 
     Args:
         d_model: Width of the embeddings; must be even.

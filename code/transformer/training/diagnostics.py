@@ -4,8 +4,8 @@ Deep stacks train well only when the gradient of the loss reaches every
 layer at a useful size. :func:`layer_gradient_norms` runs an input through a
 list of layers, backpropagates a loss once, and reports the gradient's size
 at every layer boundary and at every layer's parameters. The Add & Norm
-chapter uses it to compare stacks with and without residual connections, at
-initialisation.
+chapter uses it to compare stacks with and without residual connections, and
+post-norm with pre-norm blocks, at initialisation.
 """
 
 from __future__ import annotations
