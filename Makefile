@@ -87,13 +87,14 @@ distclean: clean ## Also remove .venv
 	rm -rf $(VENV)
 
 # -- The whole book as one PDF (issue #15) ---------------------------------------
-# The single-page build (chapters from the execution cache; its own doctrees,
-# so that `make html` keeps its own) printed by Chromium, the browser the
+# The single-page build (chapters from the site's execution cache; its own
+# doctrees, so that `make html` keeps its own) printed by Chromium, the browser the
 # tests drive: no TeX. tools/print_pdf.py says how.
 PDFDIR := $(BUILDDIR)/pdf
 .PHONY: pdf
 pdf: setup ## Write the whole book as one PDF: _build/pdf/executable-transformer.pdf
-	"$(BIN)/sphinx-build" -b singlehtml book "$(PDFDIR)/singlehtml" -c . -d "$(PDFDIR)/doctrees" -n --keep-going -j auto -Q
+	"$(BIN)/sphinx-build" -b singlehtml book "$(PDFDIR)/singlehtml" -c . -d "$(PDFDIR)/doctrees" -n --keep-going -j auto -Q \
+	  -D package_cache_root="$(BUILDDIR)/.jupyter_cache"
 	"$(BIN)/python" tools/print_pdf.py "$(PDFDIR)/singlehtml" "$(PDFDIR)/executable-transformer.pdf"
 	@# The site's index links the PDF beside it: put it there when the site is built.
 	if [ -d "$(BUILDDIR)/html" ]; then cp "$(PDFDIR)/executable-transformer.pdf" "$(BUILDDIR)/html/"; fi
