@@ -43,15 +43,9 @@ def package_hash(folder: Path) -> str:
 
 
 def check_package_source(code: Path) -> None:
-    """Raise RuntimeError unless ``import transformer`` gives ``code/transformer``.
-
-    It finds the package as ``import`` would, without running it: importing
-    it would import torch, a second and a half before the build can start.
-    """
-    spec = importlib.util.find_spec("transformer")
-    if spec is None or spec.origin is None:
-        raise RuntimeError(f"cannot import transformer: run `make setup` ({code})")
-    found = Path(spec.origin).resolve().parent
+    """Raise RuntimeError unless ``import transformer`` gives ``code/transformer``."""
+    spec = importlib.util.find_spec("transformer")  # found, not run: torch takes 1.5 s
+    found = Path(spec.origin).resolve().parent if spec and spec.origin else None
     if found != (code / "transformer").resolve():
         raise RuntimeError(
             f"imported transformer from {found}, not from this checkout's "
@@ -100,18 +94,15 @@ def _on_config_inited(app: Sphinx, config: Config) -> None:
     config.package_cache_hash = key = package_hash(folder)[:16]
     pages = b"\0".join(p.read_bytes() for p in sorted(Path(app.srcdir).glob("*.md")))
     app.book_text_hash = hashlib.sha256(pages).hexdigest()[:16]
-    given = config.package_cache_root
-    root = Path(given) if given else Path(app.outdir).parent / CACHE_ROOT
-    cache = root / key
-    cache.mkdir(parents=True, exist_ok=True)
+    root = Path(config.package_cache_root or Path(app.outdir).parent / CACHE_ROOT)
+    (cache := root / key).mkdir(parents=True, exist_ok=True)
     # Held (shared) until this process ends; parallel workers inherit it.
     app.package_cache_lock = _lock(cache, fcntl.LOCK_SH)
     os.utime(cache)  # most recently used
     prune(root, config.package_cache_keep)
     config.nb_execution_cache_path = str(cache)
-    # Create the cache's database here, in the main process. With parallel
-    # reading (-j), workers that find no database race to create one, and a
-    # worker can query it before its tables exist ("no such table: nbcache").
+    # Create the database here, in the main process: parallel workers that find
+    # none race to create it, and query it before its tables exist (no nbcache).
     get_cache(str(cache)).list_cache_records()
     logger.info("package hash %s: execution cache %s/%s", key, CACHE_ROOT, key)
 
@@ -119,8 +110,7 @@ def _on_config_inited(app: Sphinx, config: Config) -> None:
 def setup(app: Sphinx) -> dict:
     app.add_config_value("package_cache_watch", "code/transformer", "env", str)
     app.add_config_value("package_cache_keep", 4, "", int)
-    # where the states' folders go; "" means .jupyter_cache beside the output
-    # folder. `make pdf` points it at the site's, so that it runs no chapter twice.
+    # "": .jupyter_cache beside the output; `make pdf` gives the site's (no re-runs)
     app.add_config_value("package_cache_root", "", "", str)
     app.add_config_value("package_cache_hash", "", "env", str)
     app.connect("config-inited", _on_config_inited, priority=900)
