@@ -133,7 +133,7 @@ def tile_step(
     for spine in ax.spines.values():
         spine.set_visible(False)
     keys = {"done": DONE_COLOR, "to come": "white"}
-    handles = [Patch(facecolor=c, edgecolor="0.4", label=f"tiles {n}")
+    handles = [Patch(facecolor=c, edgecolor="0.4", label=f"this row's tiles {n}")
                for n, c in keys.items()]  # fmt: skip
     handles[1].set_linestyle("--")
     ax.legend(handles=handles, loc="upper right", fontsize=8, frameon=False)
