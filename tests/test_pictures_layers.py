@@ -1,4 +1,5 @@
-"""Tests for the unrolled picture of the two stacks."""
+"""Tests for the pictures of the layers: the two stacks unrolled, weight tying and
+dropout's places."""
 
 import matplotlib
 
@@ -6,9 +7,11 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import pytest
+from matplotlib.colors import to_rgba
 
 from transformer import Decoder, Encoder
-from transformer.plot import stacks_figure
+from transformer.plot import dropout_sites_figure, stacks_figure, weight_tying_figure
+from transformer.plot.pictures_layers import DROPOUT_SOURCES
 
 
 def _gids(fig):
@@ -58,3 +61,86 @@ def test_stacks_figure_rejects_stacks_of_different_depth():
             src_shape=(1, 3, 8),
             tgt_shape=(1, 2, 8),
         )
+
+
+def test_weight_tying_figure_draws_one_stripe_per_row_of_e_between_the_two_ends():
+    for rows in (1, 5, 8):
+        fig = weight_tying_figure(rows=rows)
+        ax = fig.axes[0]
+        by_gid = {p.get_gid(): p for p in ax.patches if p.get_gid()}
+        stripes = [by_gid[f"E-row-{i}"] for i in range(rows)]
+        assert len(by_gid) == rows + 2
+        bottoms = [s.get_y() for s in stripes]
+        assert bottoms == sorted(bottoms)
+        top = stripes[-1].get_y() + stripes[-1].get_height()
+        # E sits between the input end below and the output end above
+        assert by_gid["input-end"].get_y() < bottoms[0] < top
+        assert top < by_gid["output-end"].get_y()
+        assert all(s.get_facecolor()[:3] == to_rgba("tab:orange")[:3] for s in stripes)
+        plt.close(fig)
+
+
+def test_weight_tying_figure_colours_what_each_end_wants():
+    fig = weight_tying_figure(title="tied")
+    ax = fig.axes[0]
+    wants = {t.get_text(): t for t in ax.texts if t.get_text().startswith("wants")}
+    assert len(wants) == 2
+    output_note = max(wants.values(), key=lambda t: t.get_position()[1])
+    input_note = min(wants.values(), key=lambda t: t.get_position()[1])
+    assert "length ≈ 1" in output_note.get_text()
+    assert "√d_model" in input_note.get_text()
+    assert to_rgba(output_note.get_color()) == to_rgba("tab:blue")
+    assert to_rgba(input_note.get_color()) == to_rgba("tab:red")
+    assert ax.get_title() == "tied"
+    plt.close(fig)
+
+
+def test_weight_tying_figure_rejects_no_rows():
+    with pytest.raises(ValueError, match="rows"):
+        weight_tying_figure(rows=0)
+
+
+SITES = [
+    ("embeddings + positions", "on the sum", "paper"),
+    ("self-attention", "on the weights", "implementations"),
+    ("Add & Norm", "before the add", "paper"),
+]
+
+
+def test_dropout_sites_figure_draws_one_box_and_dot_per_site_bottom_to_top():
+    fig = dropout_sites_figure(SITES)
+    ax = fig.axes[0]
+    boxes = [p for p in ax.patches if (p.get_gid() or "").startswith("site-")]
+    assert [b.get_gid() for b in boxes] == [f"site-{i}" for i in range(len(SITES))]
+    heights = [b.get_y() for b in boxes]
+    assert heights == sorted(heights)
+    texts = [t.get_text() for t in ax.texts]
+    for box, what, _ in SITES:
+        assert box in texts
+        assert f"dropout {what}" in texts
+    # an arrow between each pair of neighbouring boxes
+    assert sum(t.get_text() == "" for t in ax.texts) == len(SITES) - 1
+    plt.close(fig)
+
+
+def test_dropout_sites_figure_colours_each_site_by_who_puts_it_there():
+    colours = {"paper": "green", "implementations": "purple"}
+    fig = dropout_sites_figure(SITES, colours=colours, title="dropout")
+    ax = fig.axes[0]
+    dots = {line.get_gid(): line for line in ax.lines if line.get_gid()}
+    for i, (_, what, who) in enumerate(SITES):
+        assert to_rgba(dots[f"dot-{i}"].get_color()) == to_rgba(colours[who])
+        label = next(t for t in ax.texts if t.get_text() == f"dropout {what}")
+        assert to_rgba(label.get_color()) == to_rgba(colours[who])
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == [f"dropout from the {who}" for who in colours]
+    assert ax.get_title() == "dropout"
+    plt.close(fig)
+
+
+def test_dropout_sites_figure_rejects_a_source_without_a_colour():
+    assert set(DROPOUT_SOURCES) == {"paper", "implementations"}
+    with pytest.raises(ValueError, match="key of colours"):
+        dropout_sites_figure([("box", "somewhere", "a blog")])
+    with pytest.raises(ValueError, match="at least one"):
+        dropout_sites_figure([])

@@ -15,8 +15,9 @@ architecture diagram has its own module, :mod:`transformer.plot.diagram`. Each
 ``pictures_early`` (an embedding lookup, attention's shapes),
 ``pictures_heads`` (heads as blocks of columns, positions on a circle),
 ``pictures_mixing`` (W^O adding up the heads), ``pictures_blocks`` (norm
-placement, a layer's masks), ``pictures_layers`` (the two stacks unrolled),
-``pictures_training`` (decoding modes, language-model layouts),
+placement, a layer's masks), ``pictures_layers`` (the two stacks unrolled,
+weight tying, dropout's places), ``pictures_training`` (decoding modes,
+language-model layouts),
 ``pictures_tiles`` (tiles of a causal mask, a kernel's launch grid),
 ``pictures_tiles2`` (one step of tiled attention),
 ``pictures_flash`` (bytes that three ways of attending move) and
@@ -39,7 +40,7 @@ from .pictures_early import attention_shapes_figure, embedding_lookup_figure
 from .pictures_flash import traffic_figure
 from .pictures_gated import swiglu_flow_figure
 from .pictures_heads import head_columns_figure, sinusoid_circle_figure
-from .pictures_layers import stacks_figure
+from .pictures_layers import dropout_sites_figure, stacks_figure, weight_tying_figure
 from .pictures_mixing import head_mixing_figure
 from .pictures_sampling import sampling_cut_plot, sampling_cuts, token_label
 from .pictures_tiles import causal_tiles, launch_grid_figure, tile_grid
@@ -58,6 +59,7 @@ __all__ = [
     "causal_tiles",
     "compare_curves",
     "decoding_modes_figure",
+    "dropout_sites_figure",
     "embedding_lookup_figure",
     "head_columns_figure",
     "head_mixing_figure",
@@ -84,4 +86,5 @@ __all__ = [
     "traffic_figure",
     "training_curves",
     "use_book_style",
+    "weight_tying_figure",
 ]

@@ -1,20 +1,23 @@
-"""The two stacks unrolled, with the memory entering every decoder layer.
+"""The two stacks unrolled, the matrix tied at both ends, and dropout's places.
 
 :func:`stacks_figure` draws an :class:`~transformer.models.stacks.Encoder` and a
 :class:`~transformer.models.stacks.Decoder` as the modules hold them: one box per
 layer, the final norm of each stack, and the encoder's output, the memory, led
 into every decoder layer. The shapes written beside the arrows are the ones the
-caller measured on real tensors.
+caller measured on real tensors. :func:`weight_tying_figure` draws the one
+matrix ``E`` used as the token table and as the output projection, with the
+row length each end wants; :func:`dropout_sites_figure` draws a stack of boxes,
+each with the dropout that acts in it and who puts it there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.patches import FancyArrowPatch
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 from torch import nn
 
 from .diagram import _BLOCK_H, _BLOCK_W, _block
@@ -137,4 +140,144 @@ def stacks_figure(
     ax.set(xlim=(-2.2, 8.2), ylim=(-0.5, y_top + 0.6), title=title)
     ax.axis("off")
     fig.tight_layout()
+    return fig
+
+
+def _round_box(
+    ax: Axes,
+    x: float,
+    y: float,
+    w: float,
+    text: str,
+    *,
+    h: float,
+    size: float,
+    gid: str,
+) -> None:
+    """Draw a grey rounded box ``w`` by ``h``, left edge ``x``, centre ``y``."""
+    box = FancyBboxPatch((x, y - h / 2), w, h, boxstyle="round,pad=0.05", gid=gid)
+    ax.add_patch(box).set(fc="whitesmoke", ec="black")
+    ax.text(x + w / 2, y, text, ha="center", va="center", fontsize=size)
+
+
+_TYING_NOTES = [
+    (-0.5, 2.15, "encoder and\ndecoder stacks", "dimgrey", 9.5),
+    (3.85, 2.17, "one matrix,\nentries of\nvariance 1/d_model", "black", 9),
+    (6.05, 4.3, "wants rows of length ≈ 1\n(scores of variance ≈ 1)", "tab:blue", 10),
+    (
+        6.05,
+        0.0,
+        "wants rows of length ≈ √d_model\n(positions: √(d_model/2))",
+        "tab:red",
+        10,
+    ),
+]
+"""The notes around ``E`` in :func:`weight_tying_figure`: x, y, text, colour, size."""
+
+
+def weight_tying_figure(
+    *,
+    rows: int = 8,
+    title: str = "Weight tying: one matrix E at both ends of the model",
+) -> Figure:
+    """Draw the one matrix ``E`` read as the token table and as the output projection.
+
+    ``E`` sits in the middle as a block of rows; an arrow down leads to the
+    input end (rows looked up, times √d_model, plus positions), an arrow up to
+    the output end (decoder output times Eᵀ), and a dashed arrow on the left
+    stands for the stacks in between. Beside each end, in red (input) and
+    blue (output), the length of row that end wants.
+
+    Args:
+        rows: How many rows of ``E`` to draw, standing for its ``V`` rows.
+        title: Figure title.
+
+    Returns:
+        The figure. Its patches carry ``gid`` names: ``output-end``,
+        ``input-end``, ``E-row-i``.
+
+    Raises:
+        ValueError: If ``rows`` is less than 1.
+    """
+    if rows < 1:
+        raise ValueError(f"rows must be at least 1, got {rows}")
+    fig, ax = plt.subplots(figsize=(8.6, 5.0))
+    out_text = "decoder output · Eᵀ  →  logits, one per word"
+    _round_box(ax, 0, 4.3, 5.8, out_text, h=0.64, size=10, gid="output-end")
+    in_text = "token ids  →  rows of E × √d_model + positions"
+    _round_box(ax, 0, 0.0, 5.8, in_text, h=0.64, size=10, gid="input-end")
+    height = 1.44 / rows
+    for i in range(rows):
+        row = Rectangle((2.1, 1.45 + height * i), 1.6, height, gid=f"E-row-{i}")
+        ax.add_patch(row).set(fc="tab:orange", ec="white", alpha=0.75)
+    ax.text(1.95, 2.17, "E\nV rows ×\nd_model", ha="right", va="center", fontsize=10)
+    for x, y, text, colour, size in _TYING_NOTES:
+        ha = "right" if x < 0 else "left"
+        ax.text(x, y, text, ha=ha, va="center", fontsize=size, color=colour)
+    for start, end, text in [
+        ((2.9, 2.95), (2.9, 3.95), "Eᵀ, to score"),
+        ((2.9, 1.4), (2.9, 0.37), "rows, looked up"),
+    ]:
+        ax.annotate("", end, start, arrowprops=dict(arrowstyle="->"))
+        mid = ((start[0] + end[0]) / 2 + 0.12, (start[1] + end[1]) / 2)
+        ax.text(*mid, text, va="center", fontsize=9.5, style="italic")
+    dashed = dict(arrowstyle="->", ls="--", color="dimgrey")
+    ax.annotate("", (-0.35, 4.3), (-0.35, 0.0), arrowprops=dashed)
+    ax.set(xlim=(-2.1, 9.5), ylim=(-0.6, 4.9))
+    ax.axis("off")
+    ax.set_title(title)
+    return fig
+
+
+DROPOUT_SOURCES = {"paper": "tab:red", "implementations": "tab:blue"}
+"""Colour of a dropout site in :func:`dropout_sites_figure`, by who puts it there."""
+
+
+def dropout_sites_figure(
+    sites: Sequence[tuple[str, str, str]],
+    *,
+    colours: Mapping[str, str] = DROPOUT_SOURCES,
+    title: str = "Where dropout acts in the model's input and one encoder layer",
+) -> Figure:
+    """Draw a stack of boxes, bottom to top, each with the dropout that acts in it.
+
+    Each box gets a dot and the label ``dropout <where>`` at its right, both in
+    the colour of whoever puts that dropout there; a legend names the colours.
+
+    Args:
+        sites: One ``(box, where, who)`` per box, bottom to top: the box's name,
+            where dropout acts inside it, and who puts it there (a key of
+            ``colours``).
+        colours: The colour of each ``who``, in the legend's order.
+        title: Figure title.
+
+    Returns:
+        The figure. Its boxes carry ``gid`` names ``site-i``, its dots
+        ``dot-i``, bottom to top.
+
+    Raises:
+        ValueError: If ``sites`` is empty or a ``who`` is not a key of ``colours``.
+    """
+    unknown = sorted({who for *_, who in sites} - set(colours))
+    if not sites or unknown:
+        raise ValueError(
+            f"sites must hold at least one (box, where, who), each who a key of "
+            f"colours {list(colours)}; got {len(sites)} sites, unknown {unknown}"
+        )
+    fig, ax = plt.subplots(figsize=(8, 4.6))
+    for i, (box, what, who) in enumerate(sites):
+        y = 0.5 + 1.1 * i
+        _round_box(ax, 0, y, 4.2, box, h=0.6, size=11, gid=f"site-{i}")
+        ax.plot(4.4, y, "o", ms=9, color=colours[who], gid=f"dot-{i}")
+        ax.text(4.6, y, f"dropout {what}", va="center", fontsize=10, color=colours[who])
+        if i:
+            ax.annotate(
+                "", (2.1, y - 0.35), (2.1, y - 0.75), arrowprops={"arrowstyle": "->"}
+            )
+    for who, colour in colours.items():
+        ax.plot([], [], "o", color=colour, label=f"dropout from the {who}")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=2, frameon=False)
+    ax.set(xlim=(-0.2, 9.4), ylim=(-0.1, 0.5 + 1.1 * len(sites)))
+    ax.axis("off")
+    ax.set_title(title)
     return fig
