@@ -12,7 +12,8 @@ so they stay readable in the site's dark mode. The heatmaps are in
 architecture diagram has its own module, :mod:`transformer.plot.diagram`. Each
 ``pictures_*`` module draws the new pictures of a group of chapters:
 ``pictures_attention`` (one soft lookup, a mask in four conventions),
-``pictures_early`` (an embedding lookup, attention's shapes),
+``pictures_early`` (a padded batch, the shift right, an embedding lookup,
+attention's shapes),
 ``pictures_heads`` (heads as blocks of columns, positions on a circle),
 ``pictures_mixing`` (W^O adding up the heads), ``pictures_blocks`` (norm
 placement, a layer's masks), ``pictures_layers`` (the two stacks unrolled,
@@ -36,7 +37,12 @@ from .part_two import (
 )
 from .pictures_attention import mask_conventions_figure, soft_lookup_figure
 from .pictures_blocks import layer_masks_figure, norm_placement_figure
-from .pictures_early import attention_shapes_figure, embedding_lookup_figure
+from .pictures_early import (
+    attention_shapes_figure,
+    embedding_lookup_figure,
+    padded_batch_figure,
+    shift_right_figure,
+)
 from .pictures_flash import traffic_figure
 from .pictures_gated import swiglu_flow_figure
 from .pictures_heads import head_columns_figure, sinusoid_circle_figure
@@ -73,9 +79,11 @@ __all__ = [
     "matrix_heatmap",
     "modern_layer_figure",
     "norm_placement_figure",
+    "padded_batch_figure",
     "position_accuracy_plot",
     "sampling_cut_plot",
     "sampling_cuts",
+    "shift_right_figure",
     "sinusoid_circle_figure",
     "soft_lookup_figure",
     "stacks_figure",

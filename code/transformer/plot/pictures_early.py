@@ -1,7 +1,8 @@
-"""Pictures for the first chapters: an embedding lookup and the shapes of attention.
+"""Pictures for the first chapters: token batches, a lookup, attention's shapes.
 
 Each function computes what it draws with the package's own code (a
-:class:`~transformer.parts.embedding.TokenEmbedding`, or
+:class:`~transformer.parts.embedding.TokenEmbedding`,
+:func:`~transformer.parts.masks.padding_mask`, or
 :func:`~transformer.parts.attention.scaled_dot_product_attention`), so a
 figure cannot show a different computation from the one the chapter runs.
 Every matrix is drawn with square cells, so its width and height on the page
@@ -20,9 +21,12 @@ from matplotlib.patches import ConnectionPatch, Rectangle
 
 from ..parts.attention import scaled_dot_product_attention
 from ..parts.embedding import TokenEmbedding
+from ..parts.masks import padding_mask
 
 CMAP = "RdBu_r"
 HIGHLIGHT = "#d62728"
+PAD_FACE = "0.75"
+"""Fill of a cell that holds ``<pad>``, in the batch and in its mask."""
 
 
 def _cells(
@@ -46,6 +50,106 @@ def _cells(
     ax.set_xticks([])
     ax.set_yticks([])
     ax.set_title(title, fontsize=9)
+
+
+def padded_batch_figure(
+    batch: torch.Tensor, lengths: torch.Tensor | Sequence[int], tokens: Sequence[str]
+) -> Figure:
+    """Draw a padded batch of token ids beside its padding mask.
+
+    Left, one cell per token, labelled with the token it stands for; right,
+    the :func:`~transformer.parts.masks.padding_mask` of ``lengths``, 1 at a
+    real token and 0 at padding. In both panels a cell is grey where the
+    mask is 0, so the grey cells are the ``<pad>`` cells.
+
+    Args:
+        batch: The padded token ids, one sequence per row.
+        lengths: The true length of each sequence.
+        tokens: One label per vocabulary entry, indexed by id.
+
+    Returns:
+        The figure, with two axes: the batch and its mask.
+
+    Shape:
+        - batch: ``(B, L)``
+        - lengths: ``(B,)``
+    """
+    B, L = batch.shape
+    # (B, L): True at real tokens
+    keep = padding_mask(lengths, L)[:, 0, 0]
+    fig, (ids_ax, mask_ax) = plt.subplots(
+        1, 2, figsize=(10, 0.5 + 0.7 * B), gridspec_kw={"width_ratios": [3, 2]}
+    )
+    panels = [
+        (ids_ax, "the padded batch (B, L): <pad> in grey"),
+        (mask_ax, "padding mask: 1 = real token, 0 = <pad>"),
+    ]
+    for ax, title in panels:
+        for b, (ids_row, keep_row) in enumerate(zip(batch.tolist(), keep.tolist())):
+            for t, (i, real) in enumerate(zip(ids_row, keep_row)):
+                face = "white" if real else PAD_FACE
+                ax.add_patch(Rectangle((t, b), 1, 1, edgecolor="black", facecolor=face))
+                text = tokens[i] if ax is ids_ax else str(int(real))
+                ax.text(t + 0.5, b + 0.5, text, ha="center", va="center", fontsize=9)
+        ax.set(xlim=(0, L), ylim=(B, 0), title=title, xlabel="position")
+        ax.set_xticks([t + 0.5 for t in range(L)], [str(t) for t in range(L)])
+        ax.set_yticks([b + 0.5 for b in range(B)], [f"row {b}" for b in range(B)])
+        ax.set_aspect("equal")
+    fig.tight_layout()
+    return fig
+
+
+def shift_right_figure(
+    decoder_input: Sequence[int], target: Sequence[int], tokens: Sequence[str]
+) -> Figure:
+    """Draw a decoder's input above its target, with the shift between them.
+
+    One box per position in each row. An arrow goes from the target token at
+    each position ``t`` up to the input token at ``t + 1``, the same token
+    one position later; the last target token (``<eos>``) has none.
+
+    Args:
+        decoder_input: The ids the decoder reads, ``<bos>`` first.
+        target: The ids it must predict, one per input position.
+        tokens: One label per vocabulary entry, indexed by id.
+
+    Returns:
+        The figure, with one axes.
+
+    Raises:
+        ValueError: If ``target`` and ``decoder_input`` differ in length, or
+            ``target`` is not ``decoder_input`` shifted left by one position.
+    """
+    n = len(decoder_input)
+    if len(target) != n:
+        raise ValueError(
+            f"target must have one id per input position ({n}), got {len(target)}"
+        )
+    if list(target[:-1]) != list(decoder_input[1:]):
+        raise ValueError("target[t] must equal decoder_input[t + 1] for every t")
+    fig, ax = plt.subplots(figsize=(1.0 + n, 2.2))
+    for y, ids_row in [(1.6, decoder_input), (0, target)]:
+        for t, i in enumerate(ids_row):
+            box = Rectangle(
+                (t + 0.05, y), 0.9, 0.8, edgecolor="black", facecolor="white"
+            )
+            ax.add_patch(box)
+            ax.text(t + 0.5, y + 0.4, tokens[i], ha="center", va="center")
+    for t in range(n - 1):
+        ax.annotate(
+            "",
+            xy=(t + 1.5, 1.6),
+            xytext=(t + 0.5, 0.8),
+            arrowprops={"arrowstyle": "->", "color": "tab:red"},
+        )
+    ax.set(xlim=(0, n), ylim=(-0.1, 2.5), xlabel="position")
+    ax.set_xticks([t + 0.5 for t in range(n)], [str(t) for t in range(n)])
+    ax.set_yticks([0.4, 2.0], ["target", "decoder input"])
+    ax.set_title("shifted right: each target token is the input one position later")
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+    fig.tight_layout()
+    return fig
 
 
 def embedding_lookup_figure(
