@@ -21,7 +21,8 @@ weight tying, dropout's places), ``pictures_training`` (decoding modes,
 language-model layouts),
 ``pictures_tiles`` (tiles of a causal mask, a kernel's launch grid),
 ``pictures_tiles2`` (one step of tiled attention),
-``pictures_flash`` (bytes that three ways of attending move) and
+``pictures_flash`` (bytes that three ways of attending move, what one
+program of a kernel reads and writes) and
 ``pictures_sampling`` (top-k and top-p cuts); ``part_two`` draws the modern
 decoder's (kv-head groups, the cache filling, the experiment) and
 ``pictures_gated`` SwiGLU's data flow.
@@ -43,7 +44,11 @@ from .pictures_early import (
     padded_batch_figure,
     shift_right_figure,
 )
-from .pictures_flash import traffic_figure
+from .pictures_flash import (
+    backward_program_figure,
+    forward_program_figure,
+    traffic_figure,
+)
 from .pictures_gated import swiglu_flow_figure
 from .pictures_heads import head_columns_figure, sinusoid_circle_figure
 from .pictures_layers import dropout_sites_figure, stacks_figure, weight_tying_figure
@@ -61,12 +66,14 @@ __all__ = [
     "attention_grid",
     "attention_heatmap",
     "attention_shapes_figure",
+    "backward_program_figure",
     "cache_fill_plot",
     "causal_tiles",
     "compare_curves",
     "decoding_modes_figure",
     "dropout_sites_figure",
     "embedding_lookup_figure",
+    "forward_program_figure",
     "head_columns_figure",
     "head_mixing_figure",
     "kv_groups_figure",
