@@ -167,7 +167,8 @@ _TYING_NOTES = [
     (
         6.05,
         0.0,
-        "wants rows of length ≈ √d_model\n(positions: √(d_model/2))",
+        "wants rows about as long as\nthe positions, √(d_model/2);\n"
+        "gets rows of length ≈ √d_model",
         "tab:red",
         10,
     ),
@@ -186,7 +187,8 @@ def weight_tying_figure(
     input end (rows looked up, times √d_model, plus positions), an arrow up to
     the output end (decoder output times Eᵀ), and a dashed arrow on the left
     stands for the stacks in between. Beside each end, in red (input) and
-    blue (output), the length of row that end wants.
+    blue (output), the length of row that end wants; beside the input end
+    also the length that the factor √d_model gives its rows.
 
     Args:
         rows: How many rows of ``E`` to draw, standing for its ``V`` rows.
