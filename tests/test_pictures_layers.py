@@ -88,8 +88,8 @@ def test_weight_tying_figure_colours_what_each_end_wants():
     output_note = max(wants.values(), key=lambda t: t.get_position()[1])
     input_note = min(wants.values(), key=lambda t: t.get_position()[1])
     assert "length ≈ 1" in output_note.get_text()
-    assert "the positions, √(d_model/2)" in input_note.get_text()
-    assert "gets rows of length ≈ √d_model" in input_note.get_text()
+    assert "the positions' order,\n√(d_model/2)" in input_note.get_text()
+    assert "gives\n√d_model, √2 times that" in input_note.get_text()
     assert to_rgba(output_note.get_color()) == to_rgba("tab:blue")
     assert to_rgba(input_note.get_color()) == to_rgba("tab:red")
     assert ax.get_title() == "tied"

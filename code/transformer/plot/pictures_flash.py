@@ -159,7 +159,7 @@ def forward_program_figure(L: int, block: int, d: int, *, program: int) -> Figur
         The figure. Each block in main memory is a ``Rectangle`` labelled
         ``"NAME block B"`` (``NAME`` one of ``Q``, ``K``, ``V``, ``O``,
         ``lse``); the on-chip tiles are labelled ``"Q tile"``, ``"K, V tile"``
-        and ``"scores"``; the four arrows are ``FancyArrowPatch`` es.
+        and ``"scores"``; the four arrows are ``FancyArrowPatch`` objects.
 
     Raises:
         ValueError: If a size is not positive, ``block`` does not divide
@@ -235,7 +235,7 @@ def backward_program_figure(L: int, block: int, d: int, *, key_block: int) -> Fi
         The figure. Each block in main memory is a ``Rectangle`` labelled
         ``"NAME block B"``; the on-chip tiles are labelled ``"K, V"``,
         ``"dK, dV"``, ``"Q, dO"``, ``"P"``, ``"dP"`` and ``"dS"``; the four
-        arrows are ``FancyArrowPatch`` es.
+        arrows are ``FancyArrowPatch`` objects.
 
     Raises:
         ValueError: If a size is not positive, ``block`` does not divide

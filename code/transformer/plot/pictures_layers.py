@@ -167,8 +167,8 @@ _TYING_NOTES = [
     (
         6.05,
         0.0,
-        "wants rows about as long as\nthe positions, √(d_model/2);\n"
-        "gets rows of length ≈ √d_model",
+        "wants rows of the positions' order,\n√(d_model/2); the factor gives\n"
+        "√d_model, √2 times that",
         "tab:red",
         10,
     ),

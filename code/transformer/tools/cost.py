@@ -2,8 +2,9 @@
 
 FLOPs, the largest tensor, and the bytes autograd keeps for the backward
 pass. Every count is exact and deterministic, so a page can print them and two
-builds agree. Wall-clock times depend on the machine and live in
-``benchmarks/`` instead.
+builds agree. This module does not time: wall-clock times depend on the
+machine; :mod:`transformer.training.timing` measures the few ratios the pages
+print, and ``benchmarks/`` the rest.
 """
 
 from __future__ import annotations
