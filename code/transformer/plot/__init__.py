@@ -22,7 +22,8 @@ language-model layouts),
 ``pictures_tiles`` (tiles of a causal mask, a kernel's launch grid),
 ``pictures_tiles2`` (one step of tiled attention),
 ``pictures_flash`` (bytes that three ways of attending move, what one
-program of a kernel reads and writes) and
+program of a kernel reads and writes), ``pictures_online`` (one update of
+the online softmax) and
 ``pictures_sampling`` (top-k and top-p cuts); ``part_two`` draws the modern
 decoder's (kv-head groups, the cache filling, the experiment) and
 ``pictures_gated`` SwiGLU's data flow.
@@ -53,6 +54,7 @@ from .pictures_gated import swiglu_flow_figure
 from .pictures_heads import head_columns_figure, sinusoid_circle_figure
 from .pictures_layers import dropout_sites_figure, stacks_figure, weight_tying_figure
 from .pictures_mixing import head_mixing_figure
+from .pictures_online import online_softmax_figure
 from .pictures_sampling import sampling_cut_plot, sampling_cuts, token_label
 from .pictures_tiles import causal_tiles, launch_grid_figure, tile_grid
 from .pictures_tiles2 import tile_step
@@ -86,6 +88,7 @@ __all__ = [
     "matrix_heatmap",
     "modern_layer_figure",
     "norm_placement_figure",
+    "online_softmax_figure",
     "padded_batch_figure",
     "position_accuracy_plot",
     "sampling_cut_plot",
