@@ -126,60 +126,6 @@ nb_merge_streams = True
 nb_ipywidgets_js = {}
 package_cache_watch = "code/transformer"
 
-# -- Reading order under -j -------------------------------------------------------
-# Sphinx reads the changed documents, and myst-nb executes them, in chunks: one
-# chunk per process at a time, a next chunk to the first process that is free. A
-# cold build's 22 documents on two processes make chunks of 10, 10 and 2. In
-# alphabetical order the slowest chapter shared a chunk with the fourth slowest
-# and with the API page (autodoc reads the whole package), and the other process
-# sat idle for about 10 s at the end. `balance_reading` reorders them: each
-# document's cost is the seconds it took to read, executing included, in a cold
-# build on the 2-core machine (the slow ones below, 5 s for the others); the
-# first chunks are filled costliest first, each document going to the chunk with
-# the least work so far; the chunks that wait for a free process get the cheapest.
-READ_SECONDS = {
-    "ablation": 72,
-    "language_model": 40,
-    "training": 30,
-    "decoder_only": 19,
-    "real_checkpoints": 12,
-    "mistakes": 12,
-    "attention_cost": 11,
-    "api": 8,
-    "index": 0,
-}
-
-
-def balance_reading(docnames: list[str], processes: int) -> list[str]:
-    """Return ``docnames`` in the order that balances Sphinx's first chunks."""
-    from sphinx.util.parallel import make_chunks
-
-    if processes < 2 or len(docnames) < 2:
-        return list(docnames)
-
-    def cost(doc: str) -> int:
-        return READ_SECONDS.get(doc, 5)
-
-    docs = sorted(docnames, key=lambda doc: (-cost(doc), doc))
-    sizes = [len(chunk) for chunk in make_chunks(docs, processes)][:processes]
-    chunks: list[list[str]] = [[] for _ in sizes]
-    loads = [0] * len(sizes)
-    for doc in docs[: sum(sizes)]:
-        open_ = [i for i, size in enumerate(sizes) if len(chunks[i]) < size]
-        i = min(open_, key=lambda i: loads[i])
-        chunks[i].append(doc)
-        loads[i] += cost(doc)
-    return [doc for chunk in chunks for doc in chunk] + docs[sum(sizes) :]
-
-
-def _balance_reading(app, env, docnames: list[str]) -> None:
-    docnames[:] = balance_reading(docnames, app.parallel)
-
-
-def setup(app) -> None:
-    app.connect("env-before-read-docs", _balance_reading)
-
-
 # -- Downloadable notebooks (book/_ext/notebook_download.py) ---------------------
 # Every chapter as a stand-alone .ipynb, made from the parsed page, whose first
 # cell installs the package from the wheel beside it or the repository;

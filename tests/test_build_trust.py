@@ -289,35 +289,3 @@ def test_no_book_extension_recognises_myst_with_a_regular_expression():
         for pattern in found:
             matched = [line for line in MYST_LINES if re.fullmatch(pattern, line, re.M)]
             assert not matched, f"{name}: {pattern!r} parses MyST: {matched}"
-
-
-def test_reading_order_balances_the_first_chunks():
-    """conf.py's reading order gives the two processes about equal work.
-
-    Sphinx reads (and executes) in the chunks of ``make_chunks``; alphabetical
-    order put the slowest and the fourth slowest chapter in one chunk.
-    """
-    import runpy
-
-    from sphinx.util.parallel import make_chunks
-
-    conf = runpy.run_path(str(ROOT / "conf.py"))
-    docs = sorted(p.stem for p in (ROOT / "book").glob("*.md"))
-    assert set(conf["READ_SECONDS"]) <= set(docs), "a renamed page keeps no cost"
-
-    def cost(doc):
-        return conf["READ_SECONDS"].get(doc, 5)
-
-    def first_loads(order):
-        return [sum(map(cost, chunk)) for chunk in make_chunks(order, 2)[:2]]
-
-    order = conf["balance_reading"](docs, 2)
-    assert sorted(order) == docs
-    loads = first_loads(order)
-    assert abs(loads[0] - loads[1]) <= 5, loads
-    alphabetical = first_loads(docs)
-    assert abs(alphabetical[0] - alphabetical[1]) > 5, "the test would pass unchanged"
-    later = [doc for chunk in make_chunks(order, 2)[2:] for doc in chunk]
-    first = [doc for chunk in make_chunks(order, 2)[:2] for doc in chunk]
-    assert max(map(cost, later), default=0) <= min(map(cost, first))
-    assert conf["balance_reading"](docs, 1) == docs

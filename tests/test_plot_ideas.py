@@ -74,7 +74,7 @@ def test_head_split_figure_writes_every_shape_on_the_figure():
         "weights of each head\n(L, S) = (5, 5)",
         "output of each head\n(L, d_k) = (5, 4)",
         "(L, h·d_k) = (5, 12)",
-        "concat W_O\n(L, d_model) = (5, 12)",
+        "Concat · $W^O$\n(L, d_model) = (5, 12)",
     ]:
         assert shape in text, shape
     assert "batch of 2" in fig.get_suptitle()

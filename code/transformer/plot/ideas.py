@@ -218,7 +218,7 @@ def head_split_figure(stages: dict[str, torch.Tensor]) -> Figure:
     wide = [
         (0, "x", f"input x, sequence 0\n(L, d_model) = ({L}, {d_model})"),
         (4, "concat", f"heads concatenated\n(L, h·d_k) = ({L}, {h * d_k})"),
-        (5, "output", f"output = concat W_O\n(L, d_model) = ({L}, {d_model})"),
+        (5, "output", f"output = Concat · $W^O$\n(L, d_model) = ({L}, {d_model})"),
     ]
     columns = []
     for column, name, title in wide:

@@ -100,7 +100,7 @@ def head_mixing_figure(concat: torch.Tensor, w_o: torch.Tensor, h: int) -> Figur
     ax_c.set(xlabel="column: head 0, then head 1, ...", ylabel="position")
     ax_w = fig.add_subplot(grid[0, 1])
     _blocks(ax_w, w_o.numpy(), d_k, limit, along_rows=True)
-    ax_w.set_title(f"W^O, (h·d_k, d_model) = ({width}, {d_model})", fontsize=9)
+    ax_w.set_title(f"$W^O$, (h·d_k, d_model) = ({width}, {d_model})", fontsize=9)
     ax_w.set(xlabel="output dimension")
     ax_w.set_yticks(
         [i * d_k + (d_k - 1) / 2 for i in range(h)],
@@ -108,20 +108,20 @@ def head_mixing_figure(concat: torch.Tensor, w_o: torch.Tensor, h: int) -> Figur
     )
     ax_o = fig.add_subplot(grid[0, 2])
     _plain(ax_o, output.numpy(), limit, head=None)
-    ax_o.set_title(f"output = Concat · W^O, ({L}, {d_model})", fontsize=9)
+    ax_o.set_title(f"output = Concat · $W^O$, ({L}, {d_model})", fontsize=9)
     ax_o.set(xlabel="output dimension", ylabel="position")
     for i, part in enumerate(parts):
         ax = fig.add_subplot(grid[1, i])
         _plain(ax, part.numpy(), limit, head=i)
         sign = "" if i == 0 else "+ "
-        ax.set_title(f"{sign}head {i} · W^O_{i}, ({L}, {d_model})", fontsize=9)
+        ax.set_title(f"{sign}head {i} · $W^O_{i}$, ({L}, {d_model})", fontsize=9)
         ax.set(xlabel="output dimension")
         if i == 0:
             ax.set_ylabel("position")
     for ax in fig.axes:
         ax.tick_params(labelsize=7)
     fig.suptitle(
-        "W^O mixes the heads: the output is one part from each head, added\n"
+        "$W^O$ mixes the heads: the output is one part from each head, added\n"
         "(a head's parts in its colour, light negative, dark positive; the "
         "output in blue to red; one range for all)",
         fontsize=10,
