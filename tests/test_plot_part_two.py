@@ -66,11 +66,14 @@ def test_ablation_figure_plots_every_seed_and_the_baseline_spread():
     bpc = {"2017": [4.0, 4.1, 4.2], "RoPE": [3.8, 3.9, 3.7]}
     fig = ablation_figure(bpc)
     (ax,) = fig.axes
-    dots = [list(c.get_offsets()[:, 0]) for c in ax.collections]
-    assert dots == [pytest.approx(bpc["2017"]), pytest.approx(bpc["RoPE"])]
+    runs = [c.get_offsets()[0] for c in ax.collections]  # one marker per run
+    assert [x for x, _ in runs] == pytest.approx(bpc["2017"] + bpc["RoPE"])
     # the seeds of a row sit at different heights around it, so none hides another
-    heights = list(ax.collections[1].get_offsets()[:, 1])
+    heights = [y for _, y in runs[3:]]
     assert len(set(heights)) == 3 and sum(heights) / 3 == pytest.approx(1)
+    # run i of every row has marker i: the same shape in both rows, three shapes
+    shapes = [c.get_paths()[0].vertices.tobytes() for c in ax.collections]
+    assert shapes[:3] == shapes[3:] and len(set(shapes)) == 3
     assert [t.get_text() for t in ax.get_yticklabels()] == ["2017", "RoPE"]
     # the dashed line marks the 2017 mean, the grey band its seeds' range
     assert ax.get_lines()[-1].get_xdata()[0] == pytest.approx(4.1)
@@ -80,6 +83,14 @@ def test_ablation_figure_plots_every_seed_and_the_baseline_spread():
     assert (min(xs), max(xs)) == pytest.approx((4.0, 4.2))
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend == ["range of 2017's seeds", "2017's mean"]
+    plt.close(fig)
+    # given the seeds, the legend names each one's marker, as the rows draw it
+    fig = ablation_figure(bpc, seeds=[7, 8, 9])
+    (ax,) = fig.axes
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend[-3:] == ["seed 7", "seed 8", "seed 9"]
+    keys = [c.get_paths()[0].vertices.tobytes() for c in ax.collections[-3:]]
+    assert keys == shapes[:3]
     plt.close(fig)
     with pytest.raises(ValueError):
         ablation_figure({"RoPE": [3.8]})

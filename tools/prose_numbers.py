@@ -48,7 +48,6 @@ ALLOWED: dict[str, dict[str, str]] = {
     "modern_decoder": {
         "1.5": "3/2, the ratio of three matrices to two",
         "7B": "a model's name",
-        "1.3": "LLaMA 2 70B's ffn_dim_multiplier, quoted from Meta's configuration",
     },
     "kv_cache": {"70B": "a model's name"},
     "real_checkpoints": {

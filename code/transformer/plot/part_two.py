@@ -2,16 +2,17 @@
 
 Two figures for the modern-decoder chapter, which key/value head each
 query head of grouped-query attention reads and how a preallocated KV cache
-fills one position per generated token, and one for the language-model
-chapter: the bits per character that each of Part II's changes reached when
-the character language model was trained with it. Each takes
-numbers computed on the page from the package's own modules.
+fills one position per generated token, and one for the ablation chapter:
+the bits per character each of Part II's changes reached when the character
+language model was trained with it. Each takes numbers computed on the page
+from the package's own modules.
 """
 
 from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping, Sequence
+from itertools import cycle
 
 import matplotlib.pyplot as plt
 import torch
@@ -27,6 +28,8 @@ PALETTE = (
 """Colours of the variants and of the key/value heads, in order."""
 CACHE_COLORS = ("#f0f0f0", "#90b4de", "#dd6b20")
 """Colours of an empty slot, a slot held from before, and one written now."""
+SEED_MARKERS = "osD^v"
+"""Matplotlib's markers of the seeds of an ablation, in turn."""
 
 
 def kv_groups_figure(groups: Mapping[str, torch.Tensor]) -> Figure:
@@ -63,14 +66,10 @@ def kv_groups_figure(groups: Mapping[str, torch.Tensor]) -> Figure:
             ax.scatter([x], [0], s=320, marker="o", color=PALETTE[j % len(PALETTE)],
                        edgecolor="black", zorder=2)  # fmt: skip
             ax.text(x, -0.3, f"kv{j}", ha="center", fontsize=8)
-        ax.set_xlim(-0.8, h - 0.2)
-        ax.set_ylim(-0.5, 1.4)
-        ax.set_xticks([])
-        ax.set_yticks([0, 1])
-        ax.set_yticklabels(["key/value\nheads", "query\nheads"])
+        ax.set(xlim=(-0.8, h - 0.2), ylim=(-0.5, 1.4), xticks=[])
+        ax.set_yticks([0, 1], ["key/value\nheads", "query\nheads"])
         ax.set_title(title, fontsize=10)
-        for side in ("top", "right", "bottom", "left"):
-            ax.spines[side].set_visible(False)
+        ax.spines[:].set_visible(False)
     fig.tight_layout()
     return fig
 
@@ -121,15 +120,12 @@ def cache_fill_plot(
     ax.imshow(states.numpy(), cmap=ListedColormap(CACHE_COLORS), vmin=0, vmax=2,
               aspect="auto", interpolation="nearest")  # fmt: skip
     ax.set_xticks(range(0, room, max(1, room // 8)))
-    ax.set_yticks(range(calls))
-    if row_labels:
-        ax.set_yticklabels(list(row_labels))
+    ax.set_yticks(range(calls), list(row_labels) or None)
     ax.set_xticks([x - 0.5 for x in range(1, room)], minor=True)
     ax.set_yticks([y - 0.5 for y in range(1, calls)], minor=True)
     ax.grid(which="minor", color="white", linewidth=0.8)
     ax.tick_params(which="minor", length=0)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    ax.set(xlabel=xlabel, ylabel=ylabel)
     ax.legend(
         handles=[Patch(color=c, label=n) for c, n in zip(CACHE_COLORS, names)],
         loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=3, fontsize=8,
@@ -138,17 +134,23 @@ def cache_fill_plot(
 
 
 def ablation_figure(
-    bpc: Mapping[str, Sequence[float]], *, baseline: str = "2017"
+    bpc: Mapping[str, Sequence[float]],
+    *,
+    baseline: str = "2017",
+    seeds: Sequence[int] = (),
 ) -> Figure:
-    """Draw each variant's bits per character, one dot per seed, and their mean.
+    """Draw each variant's bits per character, one marker per seed, and their mean.
 
-    One row per variant: every seed's bits per character as a dot and their
+    One row per variant: every seed's bits per character as a marker and their
     mean as a bar mark. A dashed line marks the baseline's mean and a grey
     band the range of the baseline's seeds, the spread that luck alone gives.
+    Run i of every variant gets marker i of ``SEED_MARKERS`` (in turn); given
+    ``seeds``, the legend names each seed's marker.
 
     Args:
         bpc: Variant -> its bits per character, one per seed.
         baseline: The variant the others are compared with.
+        seeds: The seeds of the runs, in their order, for the legend.
 
     Returns:
         The figure, with one panel.
@@ -168,16 +170,18 @@ def ablation_figure(
         n = len(bpc[name])
         # each seed a little above or below the row, so that equal values stay seen
         ys = [row + 0.15 * (i - (n - 1) / 2) for i in range(n)]
-        ax.scatter(bpc[name], ys, color=colour, s=24, zorder=2)
+        for x, y, marker in zip(bpc[name], ys, cycle(SEED_MARKERS)):
+            ax.scatter([x], [y], color=colour, marker=marker, s=24, zorder=2)
         ax.plot([statistics.fmean(bpc[name])] * 2, [row - 0.3, row + 0.3],
                 color=colour, lw=2)  # fmt: skip
     ax.axvline(statistics.fmean(bpc[baseline]), color="grey", ls="--", lw=1,
                label=f"{baseline}'s mean")  # fmt: skip
-    ax.set_yticks(list(rows))
-    ax.set_yticklabels(names)
+    ax.set_yticks(list(rows), names)
     ax.invert_yaxis()
     ax.set_xlabel("held-out bits per character (lower is better)")
-    ax.set_title("Dots: seeds; bar: their mean", fontsize=10)
+    for seed, marker in zip(seeds, cycle(SEED_MARKERS)):  # in no variant's colour
+        ax.scatter([], [], marker=marker, color="0.3", s=24, label=f"seed {seed}")
+    ax.set_title("Markers: seeds; bar: their mean", fontsize=10)
     ax.legend(loc="best", fontsize=8)
     fig.tight_layout()
     return fig
