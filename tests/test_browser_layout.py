@@ -32,10 +32,12 @@ SCROLLING_CODE = """() => {
 }"""
 
 # Long cell lines may wrap (book.css), but a package listing must hold a full
-# 88-character line (ruff's line length) unwrapped: try one in the first listing.
+# 88-character line (ruff's line length) unwrapped: try one in the first listing
+# shown (one folded in a closed dropdown has no width to measure).
 FITS_88 = """() => {
-  const pre = document.querySelector(
-    "article div.literal-block-wrapper div.highlight pre");
+  const pre = Array.from(document.querySelectorAll(
+    "article div.literal-block-wrapper div.highlight pre"))
+    .find((element) => element.offsetParent !== null);
   if (!pre) return null;
   const probe = document.createElement("span");
   probe.style.whiteSpace = "pre";
