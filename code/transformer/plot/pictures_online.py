@@ -15,11 +15,10 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-OLD_COLOR = "#2b6cb0"
-"""The tile already seen, and what the running sum held after it."""
+from .part_two import PALETTE
 
-NEW_COLOR = "#dd6b20"
-"""The tile that arrives, and what it adds to the running sum."""
+OLD_COLOR, NEW_COLOR = PALETTE[0], PALETTE[1]
+"""The tile already seen (and the running sum after it); the tile that arrives."""
 
 
 def online_softmax_figure(scores: torch.Tensor, block: int) -> Figure:

@@ -4,7 +4,7 @@ FLOPs, the largest tensor, and the bytes autograd keeps for the backward
 pass. Every count is exact and deterministic, so a page can print them and two
 builds agree. This module does not time: wall-clock times depend on the
 machine; :mod:`transformer.training.timing` measures the few ratios the pages
-print, and ``benchmarks/`` the rest.
+quote (in their text, never in a printed output), and ``benchmarks/`` the rest.
 """
 
 from __future__ import annotations
