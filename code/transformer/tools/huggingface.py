@@ -6,8 +6,10 @@
 weights, which computes the same logits; :func:`to_hf` is its inverse, for
 any book model that one of the two families expresses; :func:`load_pretrained`
 reads a folder that ``save_pretrained`` wrote with ``safetensors`` alone.
-``transformers`` is optional: only :func:`to_hf` imports it (``pip install
-executable-transformer[hf]``). The names and the reshaping are in
+``transformers`` is optional: only :func:`to_hf` imports it. The package's
+``hf`` extra holds it and ``safetensors``; install them beside the package with
+``pip install "transformers>=4.44" "safetensors>=0.4"``, or in a clone of the
+repository with ``pip install ".[hf]"``. The names and the reshaping are in
 :mod:`~transformer.tools.hf_names`.
 """
 
@@ -235,7 +237,7 @@ def _new_hf_model(family: str, kwargs: dict[str, object]) -> nn.Module:
         import transformers
     except ImportError as error:
         raise ImportError(
-            "to_hf needs transformers: pip install executable-transformer[hf]"
+            'to_hf needs transformers: pip install "transformers>=4.44"'
         ) from error
     names = {"gpt2": ("GPT2Config", "GPT2LMHeadModel")}
     names["llama"] = ("LlamaConfig", "LlamaForCausalLM")
