@@ -58,3 +58,14 @@ def test_the_page_has_its_examples(page):
 def test_an_example_prints_what_the_page_shows(page, index):
     expected = examples(page)[index][1]
     assert printouts(page)[index].splitlines() == expected.splitlines()
+
+
+def test_install_line_names_this_version() -> None:
+    """The package page's typed wheel name and version are this package's."""
+    import transformer
+
+    text = (ROOT / "book/api.md").read_text()
+    wheels = re.findall(r"executable_transformer-([\w.]+)-py3-none-any\.whl", text)
+    assert wheels, "book/api.md names no wheel"
+    assert set(wheels) == {transformer.__version__}, (wheels, transformer.__version__)
+    assert f"version, here {transformer.__version__};" in text
