@@ -112,11 +112,18 @@ def test_pdf_holds_every_figure_of_the_book(pdf):
     parser = _Images()
     parser.feed((PDF_DIR / "singlehtml" / "index.html").read_text())
     images = set()
-    for page in reader.pages:
-        xobjects = page.get("/Resources", {}).get("/XObject", {})
-        for ref in xobjects.values():
-            if ref.get_object().get("/Subtype") == "/Image":
+
+    def collect(resources) -> None:
+        """Add the images of ``resources``, and of the form objects it draws."""
+        for ref in (resources or {}).get("/XObject", {}).values():
+            xobject = ref.get_object()
+            if xobject.get("/Subtype") == "/Image":
                 images.add(ref.idnum)
+            elif xobject.get("/Subtype") == "/Form":  # Chromium wraps some images
+                collect(xobject.get("/Resources"))
+
+    for page in reader.pages:
+        collect(page.get("/Resources"))
     assert len(parser.sources) >= 30  # the chapters' figures
     assert len(images) >= len(parser.sources)
 
