@@ -183,3 +183,26 @@ def test_matrix_heatmap_writes_light_numbers_on_dark_cells():
     ax = matrix_heatmap(torch.tensor([[-2.0, 2.0]]), annotate=True)
     assert {t.get_fontsize() for t in ax.texts} == {7}
     plt.close("all")
+
+
+def test_line_plot_shades_a_band_in_its_curves_colour():
+    from matplotlib.colors import to_rgba
+
+    from transformer.plot import line_plot
+
+    x = torch.arange(4.0)
+    ax = line_plot(
+        x,
+        {"mean": x, "plain": -x},
+        colors={"mean": "#123456"},
+        bands={"mean": (x - 1, x + 1)},
+    )
+    mean, plain = ax.get_lines()
+    assert mean.get_color() == "#123456" and plain.get_color() != "#123456"
+    (band,) = ax.collections  # one band, for "mean" only
+    assert tuple(band.get_facecolor()[0][:3]) == to_rgba("#123456")[:3]
+    ys = band.get_paths()[0].vertices[:, 1]  # the band's outline
+    assert (ys.min(), ys.max()) == (-1.0, 4.0)
+    with pytest.raises(ValueError, match="band 'mean' must have one"):
+        line_plot(x, {"mean": x}, bands={"mean": ([0.0], [1.0])})
+    plt.close("all")

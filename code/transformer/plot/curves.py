@@ -178,6 +178,8 @@ def line_plot(
     ylabel: str = "y",
     logy: bool = False,
     marker: str = "",
+    colors: dict[str, str] | None = None,
+    bands: dict[str, tuple[Sequence[float] | torch.Tensor, ...]] | None = None,
 ) -> Axes:
     """Draw one or more curves over a shared x axis, with a legend naming each.
 
@@ -190,12 +192,17 @@ def line_plot(
         ylabel: Label of the y axis.
         logy: Logarithmic y axis.
         marker: Matplotlib marker drawn at each point, e.g. ``"o"``; none by default.
+        colors: A colour for some of the curves, by label; the others take
+            matplotlib's next colour.
+        bands: For some curves, by label, a ``(low, high)`` pair of values per
+            x, shaded in the curve's colour (e.g. the range over seeds).
 
     Returns:
         The axes drawn on.
 
     Raises:
-        ValueError: If ``curves`` is empty or a curve's length differs from ``x``'s.
+        ValueError: If ``curves`` is empty, or a curve's or a band's length
+            differs from ``x``'s.
     """
     xs = torch.as_tensor(x).detach().cpu().double()
     if not curves:
@@ -209,7 +216,33 @@ def line_plot(
                 f"curve {label!r} must have one value per x, shape {tuple(xs.shape)}, "
                 f"got shape {tuple(ys.shape)}"
             )
-        ax.plot(xs.numpy(), ys.numpy(), marker=marker, ms=3, lw=1.5, label=label)
+        (line,) = ax.plot(
+            xs.numpy(),
+            ys.numpy(),
+            marker=marker,
+            ms=3,
+            lw=1.5,
+            label=label,
+            color=(colors or {}).get(label),
+        )
+        if bands and label in bands:
+            low, high = (
+                torch.as_tensor(b).detach().cpu().double() for b in bands[label]
+            )
+            if low.shape != xs.shape or high.shape != xs.shape:
+                raise ValueError(
+                    f"band {label!r} must have one (low, high) per x, shape "
+                    f"{tuple(xs.shape)}, got shapes {tuple(low.shape)} and "
+                    f"{tuple(high.shape)}"
+                )
+            ax.fill_between(
+                xs.numpy(),
+                low.numpy(),
+                high.numpy(),
+                color=line.get_color(),
+                alpha=0.2,
+                lw=0,
+            )
     ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
     if logy:
         ax.set_yscale("log")
