@@ -10,7 +10,7 @@ import pytest
 from matplotlib.colors import to_rgba
 
 from transformer import Decoder, Encoder
-from transformer.plot import dropout_sites_figure, stacks_figure, weight_tying_figure
+from transformer.plot import dropout_sites_figure, stacks_figure
 from transformer.plot.pictures_layers import DROPOUT_SOURCES
 
 
@@ -61,44 +61,6 @@ def test_stacks_figure_rejects_stacks_of_different_depth():
             src_shape=(1, 3, 8),
             tgt_shape=(1, 2, 8),
         )
-
-
-def test_weight_tying_figure_draws_one_stripe_per_row_of_e_between_the_two_ends():
-    for rows in (1, 5, 8):
-        fig = weight_tying_figure(rows=rows)
-        ax = fig.axes[0]
-        by_gid = {p.get_gid(): p for p in ax.patches if p.get_gid()}
-        stripes = [by_gid[f"E-row-{i}"] for i in range(rows)]
-        assert len(by_gid) == rows + 2
-        bottoms = [s.get_y() for s in stripes]
-        assert bottoms == sorted(bottoms)
-        top = stripes[-1].get_y() + stripes[-1].get_height()
-        # E sits between the input end below and the output end above
-        assert by_gid["input-end"].get_y() < bottoms[0] < top
-        assert top < by_gid["output-end"].get_y()
-        assert all(s.get_facecolor()[:3] == to_rgba("tab:orange")[:3] for s in stripes)
-        plt.close(fig)
-
-
-def test_weight_tying_figure_colours_what_each_end_wants():
-    fig = weight_tying_figure(title="tied")
-    ax = fig.axes[0]
-    wants = {t.get_text(): t for t in ax.texts if t.get_text().startswith("wants")}
-    assert len(wants) == 2
-    output_note = max(wants.values(), key=lambda t: t.get_position()[1])
-    input_note = min(wants.values(), key=lambda t: t.get_position()[1])
-    assert "length ≈ 1" in output_note.get_text()
-    assert "the positions' order,\n√(d_model/2)" in input_note.get_text()
-    assert "gives\n√d_model, √2 times that" in input_note.get_text()
-    assert to_rgba(output_note.get_color()) == to_rgba("tab:blue")
-    assert to_rgba(input_note.get_color()) == to_rgba("tab:red")
-    assert ax.get_title() == "tied"
-    plt.close(fig)
-
-
-def test_weight_tying_figure_rejects_no_rows():
-    with pytest.raises(ValueError, match="rows"):
-        weight_tying_figure(rows=0)
 
 
 SITES = [

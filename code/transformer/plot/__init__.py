@@ -52,7 +52,7 @@ from .pictures_flash import (
 )
 from .pictures_gated import swiglu_flow_figure
 from .pictures_heads import head_columns_figure, sinusoid_circle_figure
-from .pictures_layers import dropout_sites_figure, stacks_figure, weight_tying_figure
+from .pictures_layers import dropout_sites_figure, stacks_figure
 from .pictures_mixing import head_mixing_figure
 from .pictures_online import online_softmax_figure
 from .pictures_sampling import sampling_cut_plot, sampling_cuts, token_label
@@ -104,5 +104,4 @@ __all__ = [
     "traffic_figure",
     "training_curves",
     "use_book_style",
-    "weight_tying_figure",
 ]

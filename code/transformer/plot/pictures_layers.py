@@ -1,12 +1,10 @@
-"""The two stacks unrolled, the matrix tied at both ends, and dropout's places.
+"""The two stacks unrolled, and dropout's places.
 
 :func:`stacks_figure` draws an :class:`~transformer.models.stacks.Encoder` and a
 :class:`~transformer.models.stacks.Decoder` as the modules hold them: one box per
 layer, the final norm of each stack, and the encoder's output, the memory, led
 into every decoder layer. The shapes written beside the arrows are the ones the
-caller measured on real tensors. :func:`weight_tying_figure` draws the one
-matrix ``E`` used as the token table and as the output projection, with the
-row length each end wants; :func:`dropout_sites_figure` draws a stack of boxes,
+caller measured on real tensors. :func:`dropout_sites_figure` draws a stack of boxes,
 each with the dropout that acts in it and who puts it there.
 """
 
@@ -17,7 +15,7 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from torch import nn
 
 from .diagram import _BLOCK_H, _BLOCK_W, _block
@@ -158,77 +156,6 @@ def _round_box(
     box = FancyBboxPatch((x, y - h / 2), w, h, boxstyle="round,pad=0.05", gid=gid)
     ax.add_patch(box).set(fc="whitesmoke", ec="black")
     ax.text(x + w / 2, y, text, ha="center", va="center", fontsize=size)
-
-
-_TYING_NOTES = [
-    (-0.5, 2.15, "encoder and\ndecoder stacks", "dimgrey", 9.5),
-    (3.85, 2.17, "one matrix,\nentries of\nvariance 1/d_model", "black", 9),
-    (6.05, 4.3, "wants rows of length ≈ 1\n(scores of variance ≈ 1)", "tab:blue", 10),
-    (
-        6.05,
-        0.0,
-        "wants rows of the positions' order,\n√(d_model/2); the factor gives\n"
-        "√d_model, √2 times that",
-        "tab:red",
-        10,
-    ),
-]
-"""The notes around ``E`` in :func:`weight_tying_figure`: x, y, text, colour, size."""
-
-
-def weight_tying_figure(
-    *,
-    rows: int = 8,
-    title: str = "Weight tying: one matrix E at both ends of the model",
-) -> Figure:
-    """Draw the one matrix ``E`` read as the token table and as the output projection.
-
-    ``E`` sits in the middle as a block of rows; an arrow down leads to the
-    input end (rows looked up, times √d_model, plus positions), an arrow up to
-    the output end (decoder output times Eᵀ), and a dashed arrow on the left
-    stands for the stacks in between. Beside each end, in red (input) and
-    blue (output), the length of row that end wants; beside the input end
-    also the length that the factor √d_model gives its rows.
-
-    Args:
-        rows: How many rows of ``E`` to draw, standing for its ``V`` rows.
-        title: Figure title.
-
-    Returns:
-        The figure. Its patches carry ``gid`` names: ``output-end``,
-        ``input-end``, ``E-row-i``.
-
-    Raises:
-        ValueError: If ``rows`` is less than 1.
-    """
-    if rows < 1:
-        raise ValueError(f"rows must be at least 1, got {rows}")
-    fig, ax = plt.subplots(figsize=(8.6, 5.0))
-    out_text = "decoder output · Eᵀ  →  logits, one per word"
-    _round_box(ax, 0, 4.3, 5.8, out_text, h=0.64, size=10, gid="output-end")
-    in_text = "token ids  →  rows of E × √d_model + positions"
-    _round_box(ax, 0, 0.0, 5.8, in_text, h=0.64, size=10, gid="input-end")
-    height = 1.44 / rows
-    for i in range(rows):
-        row = Rectangle((2.1, 1.45 + height * i), 1.6, height, gid=f"E-row-{i}")
-        ax.add_patch(row).set(fc="tab:orange", ec="white", alpha=0.75)
-    ax.text(1.95, 2.17, "E\nV rows ×\nd_model", ha="right", va="center", fontsize=10)
-    for x, y, text, colour, size in _TYING_NOTES:
-        ha = "right" if x < 0 else "left"
-        ax.text(x, y, text, ha=ha, va="center", fontsize=size, color=colour)
-    for start, end, text in [
-        ((2.9, 2.95), (2.9, 3.95), "Eᵀ, to score"),
-        ((2.9, 1.4), (2.9, 0.37), "rows, looked up"),
-    ]:
-        ax.annotate("", end, start, arrowprops=dict(arrowstyle="->"))
-        mid = ((start[0] + end[0]) / 2 + 0.12, (start[1] + end[1]) / 2)
-        ax.text(*mid, text, va="center", fontsize=9.5, style="italic")
-    dashed = dict(arrowstyle="->", ls="--", color="dimgrey")
-    ax.annotate("", (-0.35, 4.3), (-0.35, 0.0), arrowprops=dashed)
-    ax.set(xlim=(-2.1, 9.5), ylim=(-0.6, 4.9))
-    ax.axis("off")
-    ax.set_title(title)
-    return fig
 
 
 DROPOUT_SOURCES = {"paper": "tab:red", "implementations": "tab:blue"}
