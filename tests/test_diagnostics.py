@@ -12,7 +12,7 @@ def test_layer_gradient_norms_match_backward_on_a_linear_stack():
     x = torch.randn(2, 4)
     norms = layer_gradient_norms(layers, x, lambda y: y.pow(2).sum())
     assert isinstance(norms, GradientNorms)
-    assert norms.activations.shape == (4,) and norms.parameters.shape == (3,)
+    assert norms.at_boundaries.shape == (4,) and norms.per_layer.shape == (3,)
 
     xs = [x.clone().requires_grad_(True)]
     for layer in layers:
@@ -21,10 +21,10 @@ def test_layer_gradient_norms_match_backward_on_a_linear_stack():
     xs[-1].retain_grad()
     xs[-1].pow(2).sum().backward()
     expected = torch.stack([v.grad.norm() for v in xs])
-    torch.testing.assert_close(norms.activations, expected)
+    torch.testing.assert_close(norms.at_boundaries, expected)
     for n, layer in enumerate(layers):
         by_hand = torch.cat([p.grad.flatten() for p in layer.parameters()]).norm()
-        torch.testing.assert_close(norms.parameters[n], by_hand)
+        torch.testing.assert_close(norms.per_layer[n], by_hand)
 
 
 def test_layer_gradient_norms_leave_grad_attributes_and_input_alone():
@@ -33,8 +33,8 @@ def test_layer_gradient_norms_leave_grad_attributes_and_input_alone():
     norms = layer_gradient_norms(layers, x, lambda y: y.sum())
     assert all(p.grad is None for layer in layers for p in layer.parameters())
     assert not x.requires_grad
-    assert norms.parameters[1] == 0.0  # ReLU has no parameters
-    assert (norms.activations > 0).all()
+    assert norms.per_layer[1] == 0.0  # ReLU has no parameters
+    assert (norms.at_boundaries > 0).all()
 
 
 def test_layer_gradient_norms_total_gradient_includes_the_residual_path():
@@ -47,9 +47,9 @@ def test_layer_gradient_norms_total_gradient_includes_the_residual_path():
     norms = layer_gradient_norms(
         layers, x, lambda y: y.sum(), step=lambda f, v: v + f(v)
     )
-    torch.testing.assert_close(norms.activations, torch.full((5,), 6**0.5))
+    torch.testing.assert_close(norms.at_boundaries, torch.full((5,), 6**0.5))
     plain = layer_gradient_norms(layers, x, lambda y: y.sum())
-    assert plain.activations[:-1].eq(0).all()  # a zero layer blocks the gradient
+    assert plain.at_boundaries[:-1].eq(0).all()  # a zero layer blocks the gradient
 
 
 def test_layer_gradient_norms_pass_masks_through_step():
@@ -65,10 +65,10 @@ def test_layer_gradient_norms_pass_masks_through_step():
         step=lambda layer, v: layer(v, causal_mask(5)),
     )
     alone = layer_gradient_norms(encoder.layers, x[:, :1], lambda y: y[:, 0].sum())
-    torch.testing.assert_close(masked.activations, alone.activations)
-    torch.testing.assert_close(masked.parameters, alone.parameters)
+    torch.testing.assert_close(masked.at_boundaries, alone.at_boundaries)
+    torch.testing.assert_close(masked.per_layer, alone.per_layer)
     ffn = [PositionwiseFeedForward(8, 16)]
-    assert layer_gradient_norms(ffn, x, lambda y: y.mean()).parameters[0] > 0
+    assert layer_gradient_norms(ffn, x, lambda y: y.mean()).per_layer[0] > 0
 
 
 def test_layer_gradient_norms_reject_bad_arguments():

@@ -24,17 +24,17 @@ class GradientNorms:
     """The gradient's size at every boundary and every layer of a stack of ``N`` layers.
 
     Attributes:
-        activations: Shape ``(N + 1,)``. Entry ``n`` is the norm of the loss's
+        at_boundaries: Shape ``(N + 1,)``. Entry ``n`` is the norm of the loss's
             gradient with respect to ``x_n``, the tensor entering layer ``n``;
             the last entry belongs to ``x_N``, the output of the last layer.
-        parameters: Shape ``(N,)``. Entry ``n`` is the norm of the gradient
+        per_layer: Shape ``(N,)``. Entry ``n`` is the norm of the gradient
             with respect to all of layer ``n``'s parameters together (the
             square root of the sum of their squared entries); zero for a layer
             without parameters.
     """
 
-    activations: torch.Tensor
-    parameters: torch.Tensor
+    at_boundaries: torch.Tensor
+    per_layer: torch.Tensor
 
 
 def layer_gradient_norms(
@@ -87,7 +87,7 @@ def layer_gradient_norms(
         return 0.0 if g is None else g.detach().double().pow(2).sum().item()
 
     # (N + 1,)
-    activations = torch.tensor([squared(g) for g in activation_grads]).sqrt()
+    at_boundaries = torch.tensor([squared(g) for g in activation_grads]).sqrt()
     per_layer = [sum(squared(next(param_grads)) for _ in group) for group in params]
     # (N,)
-    return GradientNorms(activations, torch.tensor(per_layer).sqrt())
+    return GradientNorms(at_boundaries, torch.tensor(per_layer).sqrt())
