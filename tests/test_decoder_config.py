@@ -82,3 +82,10 @@ def test_decoder_only_gelu_tanh_is_the_tanh_approximation():
 def test_decoder_only_config_rejects_bad_new_options(kwargs, error, match):
     with pytest.raises(error, match=match):
         DecoderOnlyConfig(**{**SMALL, **kwargs})
+
+
+def test_decoder_only_config_takes_only_the_vocabulary_by_position():
+    # a second positional argument would silently become n_kv_heads
+    assert DecoderOnlyConfig(37).vocab_size == 37
+    with pytest.raises(TypeError, match="positional"):
+        DecoderOnlyConfig(37, 2)

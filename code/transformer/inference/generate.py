@@ -98,8 +98,9 @@ def generate(
     a :class:`~transformer.parts.kv_cache.KVCache`, and every later step feeds only
     the newest token, whose queries attend to the cached keys and values.
     With ``use_cache=False`` every step runs the model over the whole
-    sequence so far. Both produce the same tokens; the cache saves the
-    recomputation. The model is put in evaluation mode while generating and
+    sequence so far. Both compute the same logits up to float rounding, so
+    they produce the same tokens unless two candidates nearly tie; the cache
+    saves the recomputation. The model is put in evaluation mode while generating and
     then back in the mode it was in.
 
     Args:

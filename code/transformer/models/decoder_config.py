@@ -10,7 +10,7 @@ rotary positions with another base).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from ..checks.tensors import (
     check_divisible,
@@ -24,11 +24,11 @@ from .config import StackConfig
 class DecoderOnlyConfig(StackConfig):
     """Describe a decoder-only language model, a ``DecoderOnlyTransformer``.
 
-    ``vocab_size`` comes first; every field of
-    :class:`~transformer.models.config.StackConfig` follows as a keyword
-    argument. With ``norm_first=True``, ``norm="rms"``,
-    ``activation="swiglu"``, ``positional="rope"`` and ``n_kv_heads < h`` the
-    model is a LLaMA-style decoder.
+    ``vocab_size`` comes first; every other field, these and those of
+    :class:`~transformer.models.config.StackConfig`, is keyword-only. With
+    ``norm_first=True``, ``norm="rms"``, ``activation="swiglu"``,
+    ``positional="rope"`` and ``n_kv_heads < h`` the model is a LLaMA-style
+    decoder.
 
     Attributes:
         vocab_size: Vocabulary size ``V`` of the inputs and the output logits.
@@ -51,6 +51,7 @@ class DecoderOnlyConfig(StackConfig):
     """
 
     vocab_size: int
+    _: KW_ONLY
     n_kv_heads: int | None = None
     scale_embeddings: bool = True
     output_bias: bool = True
