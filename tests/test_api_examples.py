@@ -19,9 +19,10 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = re.compile(r"```python\n(?P<code>.*?)```.*?```text\n(?P<out>.*?)```", re.S)
-# How many examples each file has: the two worked examples and the input check
-# on the package page; which check runs, in CONTRIBUTING.md's "Input checks".
-N_EXAMPLES = {"book/api.md": 3, "CONTRIBUTING.md": 3}
+# How many examples each file has: the exported names, the two worked examples
+# and the input check on the package page; which check runs, in
+# CONTRIBUTING.md's "Input checks".
+N_EXAMPLES = {"book/api.md": 4, "CONTRIBUTING.md": 3}
 CASES = [(page, index) for page, n in N_EXAMPLES.items() for index in range(n)]
 
 
