@@ -87,6 +87,13 @@ def test_layer_masks_figure_names_each_attentions_mask_and_shapes():
     # one residual skip per Add & Norm: two in the encoder, three in the decoder
     skips = [p for p in fig.axes[0].patches if p.get_gid() == "residual"]
     assert len(skips) == 5
+    # the outputs named as in the chapter's equations
+    assert {"$z$", "$u$", "$v$"} <= set(texts)
+    # the memory enters the cross-attention from the right, so no skip (all on
+    # the left of their column) crosses it
+    (memory,) = [p for p in fig.axes[0].patches if p.get_gid() == "memory"]
+    xs = memory.get_path().vertices[:-1, 0]  # its last segment; the last vertex
+    assert xs[0] - xs.min() > 1  # closes the head, which points left
 
 
 def test_mask_name_tells_causal_from_padding():

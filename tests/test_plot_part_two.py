@@ -154,6 +154,21 @@ def test_modern_layer_figure_reads_the_modules_and_marks_what_differs():
     # ffn and the output bias; llama: the 7 between the embedding and the
     # output layer, which both models share
     assert len(red) == 7 + 7
+    # one residual skip per sublayer, two per column, each ending at the left
+    # edge of a "+ residual" box: the branch's output is added to the stream
+    skips = [p for p in ax.patches if p.get_gid() == "residual"]
+    assert len(skips) == 2 + 2
+    adds = {
+        (round(bx, 3), round(by, 3))
+        for name, spots in boxes.items()
+        if name.startswith("+ residual")
+        for bx, by in spots
+    }
+    for skip in skips:  # the last segment, its head at the box
+        ends = skip.get_path().vertices[:-1]  # the last vertex closes the head
+        x1, y1 = ends[:, 0].max(), ends[:, 1].mean()
+        # a box's name is drawn 0.15 above its middle
+        assert any(abs(x1 - (bx - 2)) + abs(y1 - (by - 0.15)) < 0.1 for bx, by in adds)
     plt.close(fig)
 
 

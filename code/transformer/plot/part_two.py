@@ -243,8 +243,11 @@ def modern_layer_figure(
     ``sqrt(d_model)``, if any), its positions (if added to the embeddings),
     one layer's sublayers and norms in the order they run, the final norm and
     the output layer (and its bias, if any). A bracket marks the
-    layer's steps, which the model repeats ``N`` times. A step whose text no
-    other column has gets a red edge: that is where the models differ.
+    layer's steps, which the model repeats ``N`` times. A line on the left
+    of each sublayer's branch (its norm too, if pre-norm) is the residual
+    skip: it carries the branch's input around it into the ``+ residual``
+    box. A step whose text no other column has gets a red edge: that is
+    where the models differ.
 
     Args:
         models: The models by column title, e.g. ``{"2017": ..., "LLaMA-style": ...}``;
@@ -261,32 +264,30 @@ def modern_layer_figure(
     for name, model in models.items():
         columns[name], spans[name] = _steps(model)
     n_rows = max(map(len, columns.values()))
-    fig, ax = plt.subplots(figsize=(3.4 * len(columns), 0.6 + 0.62 * n_rows))
+    fig, ax = plt.subplots(figsize=(3.6 * len(columns), 0.6 + 0.62 * n_rows))
     fig.subplots_adjust(left=0.0, right=1.0, bottom=0.0, top=0.93)
-    ax.set(xlim=(-0.1, 5.0 * len(columns) + 0.2), ylim=(-0.9, 1.1 * n_rows - 0.6))
+    ax.set(xlim=(-0.2, 5.3 * len(columns) + 0.1), ylim=(-0.9, 1.1 * n_rows - 0.6))
     ax.axis("off")
     ax.set_title(title, fontsize=10)
     for c, (name, steps) in enumerate(columns.items()):
-        x = 2.3 + 5.0 * c
+        x = 2.3 + 5.3 * c
         others = {s[0] for n, o in columns.items() if n != name for s in o}
         ax.text(x, -0.6, name, ha="center", va="center", fontsize=10, fontweight="bold")
         for r, (text, note, kind) in enumerate(steps):
             y = 1.1 * r
             _block(ax, x, y, text, kind, note)
             if text not in others:
-                ax.add_patch(
-                    plt.Rectangle(
-                        (x - 2.05, y - 0.45),
-                        4.1,
-                        0.9,
-                        fc="none",
-                        ec=CHANGED_COLOR,
-                        lw=2.2,
-                        zorder=4,
-                    )
-                )
+                edge = dict(fc="none", ec=CHANGED_COLOR, lw=2.2, zorder=4)
+                ax.add_patch(plt.Rectangle((x - 2.05, y - 0.45), 4.1, 0.9, **edge))
             if r:
                 _arrow(ax, [(x, y - 1.1 + 0.4), (x, y - 0.4)])
+        start = spans[name][0]  # the skip: from below a branch into its "+ residual"
+        for r, (text, _, _) in enumerate(steps):
+            if text.startswith("+ residual"):
+                y0, y1, xs = 1.1 * start - 0.55, 1.1 * r, x - 2.25
+                _arrow(ax, [(x, y0), (xs, y0), (xs, y1), (x - 2.0, y1)])
+                ax.patches[-1].set_gid("residual")
+                start = r + 1
         _repeat_bracket(ax, x + 2.2, spans[name], len(models[name].stack.layers))
     return fig
 

@@ -177,8 +177,10 @@ def layer_masks_figure(
     broadcast to. Beside each attention the figure names the mask it was
     given (causal, padding or none), the mask's own shape and the weights' shape.
     A line on the left of each sublayer is its residual skip into the Add &
-    Norm, and an arrow carries the encoder's output, the memory, into the
-    decoder's cross-attention.
+    Norm, and the output of every Add & Norm but the last of each layer is
+    labelled with its name in the chapter's equations (``z``; ``u``, ``v``).
+    An arrow carries the encoder's output, the memory, over the decoder and
+    into the right side of the cross-attention, so that it crosses no skip.
 
     Args:
         enc_layer: The encoder layer, after a recorded call with ``src_mask``.
@@ -204,9 +206,9 @@ def layer_masks_figure(
                 f"the {name} has no recorded weights: run the layers inside "
                 "record_attention first"
             )
-    fig, ax = plt.subplots(figsize=(10.4, 5.6))
+    fig, ax = plt.subplots(figsize=(10.4, 5.9))
     fig.subplots_adjust(left=0.0, right=1.0, bottom=0.0, top=0.94)
-    ax.set(xlim=(-0.4, 16.5), ylim=(-0.9, 7.5))
+    ax.set(xlim=(-0.4, 16.5), ylim=(-0.9, 7.9))
     ax.axis("off")
     ax.set_title(
         "Which mask goes into which attention, and the skip around every sublayer",
@@ -215,12 +217,12 @@ def layer_masks_figure(
     xe, xd = 2.2, 10.2
     rows = [0.6 + 1.25 * i for i in range(6)]
     sub = ["Add & Norm", "feed-forward", "Add & Norm"]
-    columns = [
-        (xe, ["encoder self-attention", *sub]),
-        (xd, ["decoder self-attention", "Add & Norm", "cross-attention", *sub]),
+    columns = [  # each column's boxes, and the names of its Add & Norms' outputs
+        (xe, ["encoder self-attention", *sub], "z"),
+        (xd, ["decoder self-attention", "Add & Norm", "cross-attention", *sub], "uv"),
     ]
     labels = {}
-    for x, names in columns:
+    for x, names, outputs in columns:
         for i, name in enumerate(names):
             kind = {"Add & Norm": "norm", "feed-forward": "feed_forward"}
             _block(ax, x, rows[i], name, kind.get(name, "attention"), "")
@@ -237,12 +239,16 @@ def layer_masks_figure(
                 labels[name] = f"{_mask_name(mask)}\nmask {shape}\nweights {weights}"
                 ax.text(
                     x + 2.2,
-                    rows[i],
+                    rows[i] + 0.15,
                     labels[name],
                     ha="left",
-                    va="center",
+                    va="top",
                     **_SHAPE_STYLE,
                 )
+        # the output of an Add & Norm feeds the next sublayer and its skip
+        norm_rows = [rows[i] for i, name in enumerate(names) if name == "Add & Norm"]
+        for out, y in zip(outputs, norm_rows):
+            ax.text(x + 0.12, y + 0.625, f"${out}$", va="center", fontsize=11)
     weights = enc_layer.self_attn.attn_weights
     B, S = weights.shape[0], weights.shape[-1]
     L = dec_layer.cross_attn.attn_weights.shape[-2]
@@ -252,23 +258,26 @@ def layer_masks_figure(
     ]:
         _arrow(ax, [(x, -0.45), (x, rows[0] - 0.4)])
         ax.text(x, -0.55, text, ha="center", va="top", fontsize=8.5)
-    y_mem, x_gap = rows[3] + 1.2, xd - 2.6
+    # over the decoder and into the cross-attention from the right: a line from the
+    # left would cross the skip that runs around the cross-attention
+    y_mem, x_right, y_in = rows[5] + 0.75, xd + 5.4, rows[2] + 0.3
     _arrow(
         ax,
         [
             (xe, rows[3] + 0.4),
             (xe, y_mem),
-            (x_gap, y_mem),
-            (x_gap, rows[2]),
-            (xd - 2.0, rows[2]),
+            (x_right, y_mem),
+            (x_right, y_in),
+            (xd + 2.0, y_in),
         ],
     )
+    ax.patches[-1].set_gid("memory")
     ax.text(
         xe + 0.15,
-        y_mem + 0.12,
+        y_mem - 0.12,
         f"memory ({B}, {S}, d_model): keys and values",
         ha="left",
-        va="bottom",
+        va="top",
         **_SHAPE_STYLE,
     )
     return fig, labels
