@@ -7,6 +7,7 @@ from transformer import (
     CharCorpus,
     DecoderOnlyConfig,
     ablation_configs,
+    bits_per_char,
     count_parameters,
     run_ablation,
     summarise_ablation,
@@ -71,6 +72,9 @@ def test_run_ablation_is_deterministic_per_seed_and_measures_every_run():
     # every step's training loss is kept, in nats, from near log V downwards
     assert all(len(r.train_loss) == 4 for r in runs)
     assert all(0 < r.train_loss[0] < 2 * math.log(corpus.vocab_size) for r in runs)
+    # each run keeps its trained model, which scores what the run recorded
+    assert all(isinstance(r.model, DecoderOnlyTransformer) for r in runs)
+    assert bits_per_char(runs[3].model, corpus.val, 16) == runs[3].bpc
     again = run_ablation({"RoPE": configs["RoPE"]}, corpus, seeds=[1], **kwargs)
     assert again[0].bpc == runs[3].bpc
     assert again[0].train_loss == runs[3].train_loss

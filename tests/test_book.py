@@ -46,7 +46,9 @@ def test_book_chapter_offers_executed_notebook_download(site, name):
     # the chapter's own first cell prints what computed the outputs.
     code = [c for c in nb.cells if c.cell_type == "code"][1:]
     assert code and code[0].outputs
-    assert sum(bool(c.outputs) for c in code) >= len(code) // 2
+    # every cell ran; hidden cells that only glue or assert print nothing
+    assert all(c.execution_count is not None for c in code)
+    assert any(c.outputs for c in code[1:])
 
 
 def _text_files(folder: Path):

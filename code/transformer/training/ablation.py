@@ -14,7 +14,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import torch
 
@@ -88,6 +88,7 @@ class AblationRun:
         seconds_per_step: Wall-clock time of training divided by the steps.
         train_loss: The training loss of every step, in nats, as
             :func:`~transformer.training.charlm.train_lm` logged it.
+        model: The trained model, for measurements beyond the score.
     """
 
     variant: str
@@ -96,6 +97,9 @@ class AblationRun:
     bpc: float
     seconds_per_step: float
     train_loss: tuple[float, ...] = ()
+    model: DecoderOnlyTransformer | None = field(
+        default=None, repr=False, compare=False
+    )
 
 
 def run_ablation(
@@ -147,7 +151,7 @@ def run_ablation(
             bpc = bits_per_char(model, held_out, block_size)
             params = count_parameters(model)
             losses = tuple(history.train_loss)
-            runs.append(AblationRun(name, seed, params, bpc, seconds, losses))
+            runs.append(AblationRun(name, seed, params, bpc, seconds, losses, model))
     return runs
 
 
