@@ -442,7 +442,9 @@ def test_notebook_download_is_the_standalone_notebook(site, notebooks, name):
     assert f'archive = "{CONF["BOOK_URL"]}_downloads/{ARCHIVE}"' in setup.source
     assert set(notebook.metadata) <= {"kernelspec", "language_info"}
     code = [c for c in notebook.cells[1:] if c.cell_type == "code"]
-    assert sum(bool(c.outputs) for c in code) >= len(code) // 2
+    # every cell ran; hidden cells that only glue or assert print nothing
+    assert code and all(c.execution_count is not None for c in code)
+    assert any(c.outputs for c in code)
 
 
 @pytest.mark.slow
