@@ -59,8 +59,8 @@ class Tokenizer:
     ) -> Tokenizer:
         """Build a vocabulary from the words of ``texts``, most frequent first.
 
-        Ties are broken alphabetically, so the same corpus always gives the
-        same ids.
+        Ties are broken in character (code-point) order, so the same corpus
+        always gives the same ids.
 
         Args:
             texts: The corpus, one string per document or sentence.
