@@ -28,7 +28,7 @@ def test_qkv_one_token_figure_draws_vector_projections_scores_weights_output():
     titles = [ax.get_title() for ax in fig.axes]
     assert len(titles) == 7
     for i, expected in enumerate(
-        ["x_1", "= x_1 W_Q", "= x_j W_K", "= x_j W_V", "scores", "softmax"]
+        ["x_1", "= x_1 W_Q0", "= x_j W_K0", "= x_j W_V0", "scores", "softmax"]
     ):
         assert expected in titles[i], (i, titles[i])
     assert "Σ_j a_j v_j" in titles[6]

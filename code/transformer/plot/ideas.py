@@ -126,9 +126,10 @@ def qkv_one_token_figure(
     )
     i, name = position, tokens[position]
     _strip(axes[0], x[i], f"x_{i} ('{name}')\n(d_model = {x.shape[-1]})")
-    _strip(axes[1], q[i], f"q_{i} = x_{i} W_Q\n(d_k = {d_k})")
-    _columns(axes[2], k, "every key k_j = x_j W_K", [f"k_{j}" for j in range(len(k))])
-    _columns(axes[3], v, "every value v_j = x_j W_V", [f"v_{j}" for j in range(len(v))])
+    _strip(axes[1], q[i], f"q_{i} = x_{i} W_Q0\n(d_k = {d_k})")
+    labels = range(len(k))
+    _columns(axes[2], k, "every key k_j = x_j W_K0", [f"k_{j}" for j in labels])
+    _columns(axes[3], v, "every value v_j = x_j W_V0", [f"v_{j}" for j in labels])
     for ax, row, title in [
         (axes[4], scores, f"scores q_{i}·k_j / √d_k"),
         (axes[5], weights[0], "weights a_j = softmax"),

@@ -130,7 +130,7 @@ def head_columns_figure(mha: MultiHeadAttention, x: torch.Tensor) -> Figure:
             fontsize=9,
         )
     fig.suptitle(
-        "A head is a block of columns: head i's queries use only its own\n"
+        "A head is a block of columns: head i's queries use only its own columns\n"
         "(colour: which head; shade: the value, light negative, dark positive)",
         fontsize=10,
     )
