@@ -55,7 +55,6 @@ ALLOWED: dict[str, dict[str, str]] = {
         "3.2": "a model's name, LLaMA 3.2",
     },
     "positional": {
-        "1,999": "the last of the code's 2000 fitted positions",
         "47,000": "2π·10000^(62/64), the formula's longest wavelength, rounded",
     },
     "training": {
