@@ -13,6 +13,7 @@ from transformer import (
     train_lm,
     unigram_bits,
 )
+from transformer.training.charlm import position_bits
 
 TEXT = ["the cat sat on the mat. " * 20, "a dog ran in the fog. " * 20]
 
@@ -125,3 +126,22 @@ def test_bigram_bits_rejects_what_is_not_a_corpus():
         bigram_bits("abc")
     with pytest.raises(ValueError, match=r"corpus.val must be a 1-D tensor.*\(1,\)"):
         bigram_bits(CharCorpus("ab", torch.tensor([0, 1]), torch.tensor([0])))
+
+
+def test_position_bits_average_to_bits_per_char_and_see_only_earlier_characters():
+    corpus = CharCorpus.from_text(TEXT)
+    config = DecoderOnlyConfig(
+        vocab_size=corpus.vocab_size, d_model=16, h=2, N=1, d_ff=32, max_len=16,
+        dropout=0.0, norm_first=True,
+    )  # fmt: skip
+    torch.manual_seed(0)
+    model = DecoderOnlyTransformer(config)
+    bits = position_bits(model, corpus.val, 16, windows=1000)
+    assert bits.shape == ((len(corpus.val) - 1) // 16, 16)
+    assert math.isclose(bits.mean().item(), bits_per_char(model, corpus.val, 16),
+                        rel_tol=1e-5)  # fmt: skip
+    # the first windows only, the same numbers: each window is scored on its own
+    first_two = position_bits(model, corpus.val, 16, windows=2)
+    torch.testing.assert_close(first_two, bits[:2])
+    with pytest.raises(ValueError):
+        position_bits(model, corpus.val[:5], 16, windows=2)

@@ -191,6 +191,31 @@ def bits_per_char(
     return loss.item() / math.log(2)
 
 
+@torch.no_grad()
+def position_bits(
+    model: DecoderOnlyTransformer, ids: torch.Tensor, block_size: int, windows: int
+) -> torch.Tensor:
+    """Return the model's bits on each character of the first ``windows`` windows.
+
+    The windows are :func:`bits_per_char`'s. Position ``t`` of a window has
+    seen ``t + 1`` characters: the mean over windows is the cost by context.
+
+    Returns:
+        Bits per prediction, ``(n, block_size)``, ``n`` at most ``windows``.
+
+    Raises:
+        ValueError: If ``ids`` is shorter than one window.
+    """
+    check_bits_per_char_args(ids, block_size)
+    n = min(windows, (len(ids) - 1) // block_size)
+    cut = ids[: n * block_size + 1].unfold(0, block_size + 1, block_size)
+    cut = cut.to(device_of(model))  # (n, L + 1)
+    with evaluating(model):
+        logits = model(cut[:, :-1])  # (n, L, V)
+    nats = F.cross_entropy(logits.transpose(1, 2), cut[:, 1:], reduction="none")
+    return nats / math.log(2)
+
+
 def next_char_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     """Return the mean cross-entropy over every position: a text has no padding.
 
