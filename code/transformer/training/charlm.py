@@ -197,8 +197,7 @@ def position_bits(
 ) -> torch.Tensor:
     """Return the model's bits on each character of the first ``windows`` windows.
 
-    The windows are :func:`bits_per_char`'s. Position ``t`` of a window has
-    seen ``t + 1`` characters: the mean over windows is the cost by context.
+    Windows as :func:`bits_per_char`'s; position ``t`` has seen ``t + 1`` characters.
 
     Returns:
         Bits per prediction, ``(n, block_size)``, ``n`` at most ``windows``.
@@ -208,10 +207,11 @@ def position_bits(
     """
     check_bits_per_char_args(ids, block_size)
     n = min(windows, (len(ids) - 1) // block_size)
+    # (n, L + 1), on the model's device
     cut = ids[: n * block_size + 1].unfold(0, block_size + 1, block_size)
-    cut = cut.to(device_of(model))  # (n, L + 1)
+    cut = cut.to(device_of(model))
     with evaluating(model):
-        logits = model(cut[:, :-1])  # (n, L, V)
+        logits = model(cut[:, :-1])
     nats = F.cross_entropy(logits.transpose(1, 2), cut[:, 1:], reduction="none")
     return nats / math.log(2)
 
